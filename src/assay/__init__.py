@@ -1,0 +1,3 @@
+"""Assay: trustworthy evaluation of code written by language models."""
+
+__version__ = "0.1.0"

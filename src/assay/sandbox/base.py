@@ -1,0 +1,56 @@
+"""The sandbox protocol: run an untrusted command with isolation and limits, return plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one sandboxed run."""
+
+    cpu_seconds: float = 10.0  # CPU time of the main process (RLIMIT_CPU); load does not shorten it
+    wall_seconds: float = 60.0  # hard wall-clock limit for the whole run
+    memory_bytes: int = 2 * 1024**3  # address space per process (RLIMIT_AS)
+    processes: int = 64  # processes/threads the run may have at once
+    file_size_bytes: int = 16 * 1024**2  # largest file the run may write (RLIMIT_FSIZE)
+    open_files: int = 256  # RLIMIT_NOFILE
+    output_bytes: int = 64 * 1024  # stdout and stderr are each cut to this many bytes
+    disk_bytes: int = 64 * 1024**2  # size of the writable work dir and /tmp
+
+
+@dataclass
+class SandboxResult:
+    """What came back from one sandboxed run; all of it is untrusted data."""
+
+    exit_code: int | None  # None when killed by a signal
+    signal: int | None
+    stdout: bytes
+    stderr: bytes
+    channel: bytes  # everything written to fd 3 (the result channel), capped
+    wall_seconds: float
+    cpu_seconds: float
+    timed_out: bool = False  # wall-clock or CPU limit hit
+    output_truncated: bool = False
+    error: str | None = None  # set when the sandbox itself failed (not the program)
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+class Sandbox(Protocol):
+    """Runs one command in a fresh, isolated work dir and tears everything down afterwards."""
+
+    name: str  # "bubblewrap" or "process"
+    isolation: str  # one line that says what the sandbox guarantees, recorded in results
+
+    def run(
+        self,
+        argv: list[str],
+        files: dict[str, bytes],
+        limits: Limits,
+        stdin: bytes = b"",
+        env: dict[str, str] | None = None,
+        collect: tuple[str, ...] = (),
+    ) -> SandboxResult:
+        """Run argv in a fresh work dir holding `files`; return capped output and fd-3 data."""
+        ...
