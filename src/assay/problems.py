@@ -75,18 +75,6 @@ class Benchmark:
     problems: dict[str, Problem]
 
 
-@dataclass(frozen=True)
-class Sample:
-    """Completion number `index` for one problem, as read from a samples file."""
-
-    task_id: str
-    index: int
-    code: str  # the full program text given to the language runner (prompt + completion, or solution)
-    completion: str | None = None
-    solution: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-
-
 @dataclass
 class TestDetail:
     """What happened on one test (a case, or the test program as a whole)."""

@@ -1,0 +1,44 @@
+"""The benchmark registry: a name maps to a lazily imported loader."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any, Callable
+
+from assay.problems import Benchmark
+
+
+class UnknownBenchmark(ValueError):
+    """A benchmark name that is not registered."""
+
+
+# name -> (module, function, keyword arguments)
+REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "humaneval": ("assay.benchmarks.humaneval", "load_humaneval", {}),
+    "humaneval-plus": ("assay.benchmarks.evalplus", "load_humaneval_plus", {}),
+    "humaneval-plus-mini": ("assay.benchmarks.evalplus", "load_humaneval_plus", {"variant": "Mini"}),
+    "humaneval-plus-noextreme": ("assay.benchmarks.evalplus", "load_humaneval_plus", {"variant": "NoExtreme"}),
+    "mbpp-plus": ("assay.benchmarks.evalplus", "load_mbpp_plus", {}),
+    "mbpp-plus-noextreme": ("assay.benchmarks.evalplus", "load_mbpp_plus", {"variant": "NoExtreme"}),
+}
+
+
+def benchmark_names() -> list[str]:
+    """All registered benchmark names."""
+    return sorted(REGISTRY)
+
+
+def load_benchmark(name: str, *, data_dir: Path | None = None, cache_dir: Path | None = None, path: Path | None = None) -> Benchmark:
+    """Load a benchmark by its registered name."""
+    try:
+        module, func, kwargs = REGISTRY[name]
+    except KeyError:
+        raise UnknownBenchmark(f"unknown benchmark {name!r}; known: {', '.join(benchmark_names())}") from None
+    loader: Callable[..., Benchmark] = getattr(importlib.import_module(module), func)
+    options: dict[str, Any] = dict(kwargs)
+    if path is not None:
+        options["path"] = path
+    if name != "humaneval":
+        options.update(data_dir=data_dir, cache_dir=cache_dir)
+    return loader(**options)

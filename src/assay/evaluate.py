@@ -1,0 +1,212 @@
+"""One evaluation: benchmark x samples -> verdicts in a run directory -> scores and result files."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import subprocess
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from assay import __version__
+from assay.execution import Executor, Settings, hash_samples
+from assay.languages import python as py
+from assay.metrics import PassAtK, score_pass_at_k, status_counts
+from assay.problems import Benchmark, CaseTests, Status, Verdict
+from assay.samples import RawSample, split_known, write_jsonl
+from assay.sandbox.base import Sandbox
+from assay.store import RunStore, VerdictCache
+
+
+@dataclass
+class Evaluation:
+    """Everything an evaluation produced, ready to print or write."""
+
+    config: dict[str, Any]
+    scores: dict[str, dict[int, PassAtK]]  # suite label -> k -> score
+    counts: dict[str, int]
+    n_samples: int
+    unknown_tasks: dict[str, int]
+    defects: dict[str, str]
+    results_path: Path
+    missing_k: dict[str, list[int]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Machine-readable scores with the full run configuration."""
+        return {
+            "config": self.config,
+            "scores": {
+                label: {f"pass@{k}": _score_json(s) for k, s in by_k.items()} for label, by_k in self.scores.items()
+            },
+            "status_counts": self.counts,
+            "n_samples": self.n_samples,
+            "unknown_task_ids": self.unknown_tasks,
+            "defective_problems": self.defects,
+            "results_file": str(self.results_path),
+        }
+
+
+def _score_json(score: PassAtK) -> dict[str, Any]:
+    data = asdict(score)
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in data.items()}
+
+
+def git_commit() -> str | None:
+    """The git commit Assay's source is at, when it runs from a checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes."""
+    h = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def suite_flags(benchmark: Benchmark, task_id: str, verdict: Verdict) -> dict[str, bool]:
+    """Pass flags per score label: HumanEval+ reports base tests and base + plus tests, like EvalPlus."""
+    problem = benchmark.problems[task_id]
+    if isinstance(problem.tests, CaseTests) and any(c.suite == "plus" for c in problem.tests.cases):
+        base = next((t for t in verdict.tests if t.name == "suite:base"), None)
+        base_ok = verdict.passed or (base is not None and base.status is Status.PASSED)
+        return {"base": base_ok, "plus": verdict.passed}
+    return {benchmark.name: verdict.passed}
+
+
+def evaluate(
+    benchmark: Benchmark,
+    samples: list[RawSample],
+    samples_path: Path,
+    run_dir: Path,
+    sandbox: Sandbox,
+    ks: list[int],
+    settings: Settings = Settings(),
+    workers: int | None = None,
+    cache_dir: Path | None = None,
+    use_cache: bool = True,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Evaluation:
+    """Evaluate samples on a benchmark, resumably, and score them."""
+    known, unknown = split_known(samples, set(benchmark.problems))
+    config = {
+        "assay": {"version": __version__, "git_commit": git_commit()},
+        "benchmark": {
+            "name": benchmark.name,
+            "version": benchmark.version,
+            "content_hash": benchmark.content_hash,
+            "source": benchmark.source,
+            "n_problems": len(benchmark.problems),
+        },
+        "samples": {"path": str(samples_path), "sha256": file_sha256(samples_path), "n": len(samples)},
+        "settings": asdict(settings),
+        "sandbox": {"name": sandbox.name, "isolation": sandbox.isolation},
+        "toolchain": {"python": py.python_version(), "driver": py.driver_digest()},
+        "ks": ks,
+    }
+    store = RunStore(run_dir)
+    identity = {
+        "benchmark": benchmark.name,
+        "benchmark_hash": benchmark.content_hash,
+        "samples": hash_samples(known),
+        "settings": asdict(settings),
+        "sandbox": sandbox.name,
+    }
+    store.claim(identity)
+    store.set_meta("config", config)
+    executor = Executor(sandbox, benchmark, settings, workers=workers, cache_dir=cache_dir)
+    store.add_samples(
+        [
+            (s.task_id, s.index, executor.program_hash(benchmark.problems[s.task_id], _program(benchmark, s)), s.completion, s.solution, s.extra)
+            for s in known
+        ]
+    )
+    cache = VerdictCache(cache_dir / "verdicts.sqlite") if (use_cache and cache_dir) else None
+    n_refs = len({s.task_id for s in known})
+    refs_done = [0]
+    judged = [0]
+
+    def on_reference() -> None:
+        refs_done[0] += 1
+        if progress:
+            progress("references", refs_done[0], n_refs)
+
+    def on_verdict(count: int) -> None:
+        judged[0] += count
+        if progress:
+            progress("samples", judged[0], len(known))
+
+    defects = executor.run(known, store, cache=cache, on_reference=on_reference, on_verdict=on_verdict)
+    if cache:
+        cache.close()
+    evaluation = score_run(store, benchmark, ks, config, unknown, {k: v.message for k, v in defects.items()})
+    store.close()
+    return evaluation
+
+
+def _program(benchmark: Benchmark, sample: RawSample) -> str:
+    from assay.execution import program_text
+
+    return program_text(benchmark.problems[sample.task_id], sample)
+
+
+def score_run(
+    store: RunStore, benchmark: Benchmark, ks: list[int], config: dict[str, Any], unknown: dict[str, int], defects: dict[str, str]
+) -> Evaluation:
+    """Scores and the per-sample results file, from what the run store holds."""
+    per_label: dict[str, dict[str, list[bool]]] = {}
+    statuses: list[str] = []
+    rows: list[dict[str, Any]] = []
+    for task_id, idx, completion, solution, extra, verdict in store.results():
+        if verdict is None:
+            continue  # not judged (cannot happen after a finished run)
+        for label, ok in suite_flags(benchmark, task_id, verdict).items():
+            per_label.setdefault(label, {}).setdefault(task_id, []).append(ok)
+        statuses.append(verdict.status.value)
+        row: dict[str, Any] = {"task_id": task_id, **extra}
+        if solution is not None:
+            row["solution"] = solution
+        if completion is not None:
+            row["completion"] = completion
+        row.update(
+            {
+                "sample_index": idx,
+                "passed": verdict.passed,
+                "result": verdict.message,
+                "status": verdict.status.value,
+                "tests": [asdict(t) for t in verdict.tests],
+                "duration_s": round(verdict.duration_s, 4),
+            }
+        )
+        if verdict.stderr and not verdict.passed:
+            row["stderr"] = verdict.stderr[-2000:]
+        rows.append(row)
+    results_path = store.run_dir / "results.jsonl"
+    write_jsonl(results_path, rows)
+    scores: dict[str, dict[int, PassAtK]] = {}
+    missing: dict[str, list[int]] = {}
+    for label, results in per_label.items():
+        scores[label] = score_pass_at_k(results, ks)
+        missing[label] = [k for k, s in scores[label].items() if s.n_problems == 0]
+    return Evaluation(
+        config=config,
+        scores=scores,
+        counts=status_counts(statuses),
+        n_samples=len(rows),
+        unknown_tasks=unknown,
+        defects=defects,
+        results_path=results_path,
+        missing_k=missing,
+    )
+
+
+def now_iso() -> str:
+    """The current UTC time, for run records."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

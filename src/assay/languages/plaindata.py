@@ -1,0 +1,125 @@
+"""Exact, code-free encoding of Python values as JSON, for data that crosses the sandbox boundary.
+
+This file is copied into the sandbox and imported there by the driver, so it uses the standard
+library only. Values keep their exact types (tuple vs list, set, complex, bytes, int dict keys,
+nan/inf, -0.0, huge ints); anything else is refused, so a sample can never hand the trusted side an
+object whose `__eq__` or `__bool__` it controls. numpy scalars and arrays are carried as tagged data
+and rebuilt as numpy objects on the trusted side, so comparisons behave as they would in the peers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+TAG = "$t"
+MAX_DEPTH = 200
+_EXACT = (str, bool, type(None))
+
+
+class NotPlainData(TypeError):
+    """The value holds an object that is not plain data (e.g. an instance of a class the sample made)."""
+
+
+def _numpy_tag(value: Any) -> Any:
+    """Encode numpy scalars/arrays without importing numpy (it may be absent in the sandbox)."""
+    cls = type(value)
+    if cls.__module__ != "numpy":
+        return None
+    kind = cls.__name__
+    if kind == "ndarray":
+        dtype = str(value.dtype)
+        if value.dtype.kind not in "biufcUS":
+            raise NotPlainData(f"numpy array of dtype {dtype}")
+        return {TAG: "ndarray", "dtype": dtype, "v": encode(value.tolist())}
+    item = getattr(value, "item", None)
+    if item is None or getattr(value, "ndim", None) != 0:
+        return None
+    return {TAG: "npscalar", "dtype": str(value.dtype), "v": encode(item())}
+
+
+def encode(value: Any, _depth: int = 0) -> Any:
+    """Turn a value into JSON-able data that `decode` restores exactly; refuse anything else."""
+    if _depth > MAX_DEPTH:
+        raise NotPlainData("value nested too deeply")
+    cls = type(value)
+    if cls in _EXACT:
+        return value
+    if cls is int:
+        # json refuses ints past sys.get_int_max_str_digits(); hex has no such limit.
+        if -(10**15) < value < 10**15:
+            return value
+        return {TAG: "int", "v": hex(value)}
+    if cls is float:
+        if math.isfinite(value):
+            return value
+        return {TAG: "float", "v": repr(value)}
+    if cls is list:
+        return [encode(v, _depth + 1) for v in value]
+    if cls is tuple:
+        return {TAG: "tuple", "v": [encode(v, _depth + 1) for v in value]}
+    if cls is dict:
+        return {TAG: "dict", "v": [[encode(k, _depth + 1), encode(v, _depth + 1)] for k, v in value.items()]}
+    if cls is set or cls is frozenset:
+        items = [encode(v, _depth + 1) for v in value]
+        return {TAG: cls.__name__, "v": items}
+    if cls is complex:
+        return {TAG: "complex", "v": [encode(value.real), encode(value.imag)]}
+    if cls is bytes or cls is bytearray:
+        return {TAG: cls.__name__, "v": bytes(value).hex()}
+    tagged = _numpy_tag(value)
+    if tagged is not None:
+        return tagged
+    raise NotPlainData(f"{cls.__module__}.{cls.__qualname__} is not plain data")
+
+
+def dumps(value: Any) -> str:
+    """Encode and serialise in one step."""
+    return json.dumps(encode(value), separators=(",", ":"), allow_nan=False)
+
+
+def _decode_numpy(tag: str, data: dict) -> Any:
+    import numpy as np  # only the trusted side ever decodes numpy tags
+
+    dtype = np.dtype(data["dtype"])
+    if tag == "ndarray":
+        return np.array(decode(data["v"]), dtype=dtype)
+    return dtype.type(decode(data["v"]))
+
+
+def decode(data: Any) -> Any:
+    """Rebuild the value that `encode` produced; never runs code from the data."""
+    cls = type(data)
+    if cls is list:
+        return [decode(v) for v in data]
+    if cls is not dict:
+        return data
+    tag = data.get(TAG)
+    value = data.get("v")
+    if tag == "int":
+        return int(value, 16)
+    if tag == "float":
+        return float(value)
+    if tag == "tuple":
+        return tuple(decode(v) for v in value)
+    if tag == "dict":
+        return {decode(k): decode(v) for k, v in value}
+    if tag == "set":
+        return {decode(v) for v in value}
+    if tag == "frozenset":
+        return frozenset(decode(v) for v in value)
+    if tag == "complex":
+        return complex(decode(value[0]), decode(value[1]))
+    if tag == "bytes":
+        return bytes.fromhex(value)
+    if tag == "bytearray":
+        return bytearray.fromhex(value)
+    if tag in ("ndarray", "npscalar"):
+        return _decode_numpy(tag, data)
+    raise ValueError(f"unknown plain-data tag {tag!r}")
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse and decode in one step."""
+    return decode(json.loads(text))

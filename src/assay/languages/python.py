@@ -1,0 +1,334 @@
+"""Python: run samples through the in-sandbox driver and judge them on the trusted side."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from assay.languages import plaindata
+from assay.languages.python_driver import _private_random_importer
+from assay.oracles import compare_output
+from assay.problems import Status, TestDetail, Verdict
+from assay.sandbox.base import Limits, Sandbox, SandboxResult
+
+_HERE = Path(__file__).parent
+MAX_DETAILS = 5  # failing tests kept per verdict; counts cover the rest
+
+
+@cache
+def driver_files() -> dict[str, bytes]:
+    """The files the driver needs in the sandbox's work dir."""
+    return {
+        "driver.py": (_HERE / "python_driver.py").read_bytes(),
+        "plaindata.py": (_HERE / "plaindata.py").read_bytes(),
+    }
+
+
+@cache
+def driver_digest() -> str:
+    """Hash of the driver code: part of every cache key, so a driver change invalidates verdicts."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name, data in sorted(driver_files().items()):
+        h.update(name.encode() + b"\0" + data + b"\0")
+    return h.hexdigest()[:16]
+
+
+def site_paths() -> list[str]:
+    """The interpreter's site-packages, so samples may import what the host Python has (e.g. numpy)."""
+    paths = sysconfig.get_paths()
+    return list(dict.fromkeys(p for p in (paths.get("purelib"), paths.get("platlib")) if p))
+
+
+def python_version() -> str:
+    """The version of the interpreter samples run on (recorded with results)."""
+    return f"CPython {sys.version.split()[0]}"
+
+
+@dataclass
+class DriverRun:
+    """The driver's authenticated events for one run; `report` is None if it never finished."""
+
+    sandbox: SandboxResult
+    report: dict[str, Any] | None
+    outcomes: list[list[Any]] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    problem: str = ""  # why no final report was accepted
+
+
+def run_driver(sandbox: Sandbox, job: dict[str, Any], limits: Limits) -> DriverRun:
+    """Run the driver on one job in a fresh sandbox and keep only the events that carry the nonce."""
+    nonce = secrets.token_hex(16).encode()
+    job = {**job, "sys_path": site_paths()}
+    files = {**driver_files(), "job.json": json.dumps(job, allow_nan=False).encode()}
+    argv = [sys.executable, "-I", "-S", "-X", "faulthandler", "driver.py"]
+    result = sandbox.run(argv, files, limits, stdin=nonce + b"\n")
+    return parse_channel(result, nonce)
+
+
+def parse_channel(result: SandboxResult, nonce: bytes) -> DriverRun:
+    """Split the result channel into authenticated events; anything without the nonce is ignored."""
+    run = DriverRun(result, None)
+    prefix = nonce + b" "
+    for line in result.channel.split(b"\n"):
+        if not line.startswith(prefix):
+            continue
+        try:
+            kind, value = json.loads(line[len(prefix) :])
+        except ValueError:
+            continue
+        if kind == "outcome":
+            run.outcomes.append(value)
+        elif kind == "call":
+            run.calls.append(value)
+        elif kind == "final" and isinstance(value, dict):
+            run.report = value
+    if run.report is None:
+        run.problem = "no result from the test driver (the program exited or was killed before its tests finished)"
+    return run
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _early_end(run: DriverRun) -> tuple[Status, str]:
+    """Status when the sandbox ended without an accepted report."""
+    res = run.sandbox
+    if res.error:
+        return Status.SANDBOX_ERROR, f"sandbox error: {res.error}"
+    if res.timed_out:
+        return Status.TIMEOUT, "timed out"
+    if b"MemoryError" in res.stderr[-4000:]:
+        return Status.MEMORY_EXCEEDED, "memory limit exceeded"
+    how = f"killed by signal {res.signal}" if res.signal else f"exit status {res.exit_code}"
+    return Status.RUNTIME_ERROR, f"{run.problem} ({how})"
+
+
+def _load_failure(report: dict[str, Any]) -> tuple[Status, str] | None:
+    stage = report.get("stage")
+    if stage == "compile":
+        return Status.COMPILE_ERROR, report.get("error", "does not compile")
+    if stage == "load":
+        return _KIND_STATUS.get(report.get("kind", "raise"), Status.RUNTIME_ERROR), report.get("error", "")
+    if "driver_error" in report:
+        return Status.RUNTIME_ERROR, report["driver_error"]
+    return None
+
+
+_KIND_STATUS = {
+    "raise": Status.RUNTIME_ERROR,
+    "timeout": Status.TIMEOUT,
+    "memory": Status.MEMORY_EXCEEDED,
+    "unplain": Status.FAILED,
+    "assert": Status.FAILED,
+}
+
+
+def _finish(status: Status, message: str, run: DriverRun, tests: list[TestDetail]) -> Verdict:
+    if status is Status.PASSED:
+        text = "passed"
+    elif status is Status.TIMEOUT:
+        text = "timed out"
+    else:
+        text = f"failed: {message}" if message else "failed"
+    return Verdict(
+        status=status,
+        message=text,
+        tests=tests,
+        duration_s=run.sandbox.wall_seconds,
+        stdout=_text(run.sandbox.stdout),
+        stderr=_text(run.sandbox.stderr),
+    )
+
+
+# ---------------------------------------------------------------- cases
+
+
+@dataclass
+class CaseJudging:
+    """What the trusted side needs to judge case outputs (expected values never enter the sandbox)."""
+
+    args: list[tuple[Any, ...]]
+    expected: list[Any]
+    suites: list[str]
+    atol: float
+    oracle: str | None
+    suite_sizes: dict[str, int] = field(default_factory=dict)
+
+
+def cases_job(code: str, entry_point: str, args: list[tuple[Any, ...]], time_limits: list[float], run_all: bool) -> dict[str, Any]:
+    """The driver job that calls the entry point on each input."""
+    return {
+        "mode": "cases",
+        "code": code,
+        "entry_point": entry_point,
+        "cases": [plaindata.encode(list(a)) for a in args],
+        "time_limits": time_limits,
+        "run_all": run_all,
+        "load_limit": 10.0,
+    }
+
+
+def judge_cases(run: DriverRun, judging: CaseJudging) -> Verdict:
+    """Compare the sample's outputs with the expected ones, case by case, outside the sandbox."""
+    failure = _early_end(run) if run.report is None else _load_failure(run.report)
+    if failure and not run.outcomes:
+        return _finish(failure[0], failure[1], run, [])
+    outcomes = run.outcomes
+    details: list[TestDetail] = []
+    first: tuple[Status, str] | None = None
+    passed_per_suite: dict[str, int] = {}
+    for i, outcome in enumerate(outcomes[: len(judging.expected)]):
+        kind, payload, cpu = outcome[0], outcome[1], outcome[-1]
+        name = f"{judging.suites[i]}[{i}]"
+        if kind == "ok":
+            try:
+                out = plaindata.decode(payload)
+            except (ValueError, TypeError, KeyError) as exc:
+                status, message = Status.FAILED, f"undecodable output ({exc})"
+            else:
+                if compare_output(out, judging.expected[i], atol=judging.atol, oracle=judging.oracle, args=judging.args[i]):
+                    passed_per_suite[judging.suites[i]] = passed_per_suite.get(judging.suites[i], 0) + 1
+                    continue
+                status = Status.FAILED
+                message = f"input {_short(judging.args[i])}: expected {_short(judging.expected[i])}, got {_short(out)}"
+        else:
+            status = _KIND_STATUS.get(kind, Status.RUNTIME_ERROR)
+            message = f"input {_short(judging.args[i])}: " + ("timed out" if kind == "timeout" else str(payload))
+        if first is None:
+            first = (status, message)
+        if len(details) < MAX_DETAILS:
+            details.append(TestDetail(name=name, status=status, message=message, duration_s=cpu))
+    if failure and first is None:
+        first = failure  # killed part-way (e.g. stuck in C code past the CPU limit)
+    if first is None and len(outcomes) < len(judging.expected):
+        # The driver finished without running every case: only tampering gets here.
+        first = (Status.RUNTIME_ERROR, "the program stopped before all tests ran")
+    for suite, size in judging.suite_sizes.items():
+        got = passed_per_suite.get(suite, 0)
+        details.append(
+            TestDetail(name=f"suite:{suite}", status=Status.PASSED if got == size else Status.FAILED, message=f"{got}/{size} passed")
+        )
+    if first is None:
+        return _finish(Status.PASSED, "", run, details)
+    return _finish(first[0], first[1], run, details)
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+# ---------------------------------------------------------------- test programs
+
+
+def program_job(code: str, test: str, entry_point: str, helpers: str, timeout: float, seed: int = 0) -> dict[str, Any]:
+    """The driver job that runs a test program's check(candidate) with a recording candidate."""
+    return {
+        "mode": "program",
+        "code": code,
+        "test": test,
+        "entry_point": entry_point,
+        "helpers": helpers,
+        "check_limit": timeout,
+        "load_limit": timeout,
+        "seed": seed,
+    }
+
+
+class _ReplayMiss(Exception):
+    pass
+
+
+class _SampleRaised(Exception):
+    pass
+
+
+def replay_check(helpers: str, test: str, calls: list[dict[str, Any]], seed: int = 0) -> tuple[Status, str]:
+    """Re-run the trusted test program against the recorded calls; decides pass or fail.
+
+    Runs in the trusted process with pristine builtins; the sample contributes only plain data.
+    """
+    pending: dict[str, list[dict[str, Any]]] = {}
+    for call in calls:
+        pending.setdefault(json.dumps(call.get("args"), sort_keys=True), []).append(call)
+
+    def candidate(*args: Any, **kwargs: Any) -> Any:
+        try:
+            key = json.dumps(plaindata.encode([list(args), kwargs]), sort_keys=True)
+        except (plaindata.NotPlainData, RecursionError):
+            key = json.dumps(None)  # the sandbox recorded such calls without arguments too
+        queue = pending.get(key)
+        if not queue:
+            raise _ReplayMiss(f"the sample was never called with {_short(args)}")
+        call = queue.pop(0)
+        after = call.get("args_after")
+        if after is not None:
+            _apply_mutation(args, plaindata.decode(after)[0])
+        kind, payload = call["outcome"][0], call["outcome"][1]
+        if kind == "ok":
+            return plaindata.decode(payload)
+        if kind == "unplain":
+            raise _SampleRaised(f"returned an object that is not plain data ({payload})")
+        raise _SampleRaised(payload)
+
+    namespace: dict[str, Any] = {"__builtins__": {**vars(__import__("builtins")), "__import__": _private_random_importer(seed)}}
+    try:
+        exec(compile(helpers, "<prompt>", "exec"), namespace)
+        exec(compile(test, "<test>", "exec"), namespace)
+        namespace["check"](candidate)
+    except AssertionError as exc:
+        return Status.FAILED, f"AssertionError{': ' + str(exc) if str(exc) else ''}"
+    except _SampleRaised as exc:
+        return Status.RUNTIME_ERROR, str(exc)
+    except _ReplayMiss as exc:
+        return Status.FAILED, str(exc)
+    except Exception as exc:  # noqa: BLE001 - a wrong answer can make the test code itself raise
+        return Status.FAILED, f"{type(exc).__name__}: {exc}"
+    return Status.PASSED, ""
+
+
+def _apply_mutation(args: tuple[Any, ...], after: list[Any]) -> None:
+    """Mirror in-place changes the sample made to its arguments, so later test calls see them."""
+    for current, new in zip(args, after):
+        if type(current) is list and type(new) is list:
+            current[:] = new
+        elif type(current) is dict and type(new) is dict:
+            current.clear()
+            current.update(new)
+        elif type(current) is set and type(new) is set:
+            current.clear()
+            current.update(new)
+
+
+def judge_program(run: DriverRun, helpers: str, test: str, seed: int = 0) -> Verdict:
+    """Verdict for a test-program run: the sandbox must finish cleanly and the trusted replay must pass."""
+    if run.report is None:
+        status, message = _early_end(run)
+        return _finish(status, message, run, [])
+    failure = _load_failure(run.report)
+    if failure:
+        return _finish(failure[0], failure[1], run, [])
+    calls = run.calls
+    check = run.report.get("check", ["raise", "the test program did not finish"])
+    kind, message = check[0], check[1]
+    if kind != "ok":
+        # Did the failure come from inside the sample? Then it is the sample's runtime error.
+        last = calls[-1]["outcome"][0] if calls else None
+        if kind in ("raise", "memory", "timeout") and last in ("raise", "memory", "timeout"):
+            status = _KIND_STATUS[last]
+        elif kind in ("timeout", "memory"):
+            status = _KIND_STATUS[kind]
+        else:
+            status = Status.FAILED
+        return _finish(status, message, run, [TestDetail(name="check", status=status, message=message)])
+    status, message = replay_check(helpers, test, calls, seed)
+    return _finish(status, message, run, [TestDetail(name="check", status=status, message=message)])

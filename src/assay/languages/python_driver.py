@@ -1,0 +1,275 @@
+"""The trusted driver that runs one Python sample inside the sandbox (standard library only).
+
+Protocol: the work dir holds `job.json` and `plaindata.py`; the first line of stdin is a nonce.
+The driver reads both, deletes the job file, installs an audit hook, then runs the sample.
+It reports on fd 3, one `<nonce> <json>` line per event as it happens (so a run killed half way
+still tells how far it got), then a final line, and leaves with os._exit, so nothing the sample
+registered (atexit hooks, threads) can run after it. The trusted side accepts only lines with the
+right nonce, so exiting early with status 0, printing pass markers or writing to fd 3 all fail.
+The nonce lives only in local variables: the audit hook blocks the frame and gc introspection
+that could reach them.
+
+Modes:
+- "cases": call the entry point on each input and report the outputs as plain data; the trusted
+  side compares them with the expected outputs, which never enter the sandbox.
+- "program": run the test program's `check(candidate)` with a recording candidate and report every
+  call (arguments, plain-data result or exception); the trusted side replays the test program
+  against the recording with pristine builtins, so forged equality, patched builtins or a forged
+  assertion in here cannot turn into a pass.
+"""
+
+import builtins
+import json
+import os
+import random
+import signal
+import sys
+import time
+
+if __name__ == "__main__":
+    # Inside the sandbox plaindata.py sits next to this file; -I keeps that directory off sys.path,
+    # so append it (last, so the standard library wins).
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+    import plaindata
+else:  # the trusted side imports this module for the replay helpers
+    from assay.languages import plaindata
+
+# Introspection that could reach the driver's state (the nonce) or the test's code objects.
+_BLOCKED_EVENTS = frozenset(
+    {
+        "sys._getframe",
+        "sys._current_frames",
+        "object.__getattr__",  # tb_frame, gi_frame, f_back-like restricted attributes, __code__
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "sys.settrace",
+        "sys.setprofile",
+        "code.__new__",
+        "function.__new__",
+    }
+)
+
+
+def _audit(event, args):
+    if event in _BLOCKED_EVENTS or event.startswith("ctypes."):
+        raise RuntimeError(f"blocked by the Assay sandbox: {event}")
+    if event == "open" and args and isinstance(args[0], str) and args[0].startswith("/proc/"):
+        if args[0].endswith(("/mem", "/maps", "/environ", "/pagemap")) or "/map_files" in args[0]:
+            raise RuntimeError("blocked by the Assay sandbox: open " + args[0])
+
+
+class CaseTimeout(BaseException):
+    """Raised by SIGPROF when a case uses up its CPU budget (BaseException: `except Exception` can't eat it)."""
+
+
+def _on_sigprof(signum, frame):
+    raise CaseTimeout()
+
+
+def _lineno(exc):
+    tb = exc.__traceback__
+    line = None
+    while tb is not None:  # tb_lineno and tb_next are not restricted; tb_frame is
+        line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def describe(exc):
+    """One line: exception type, message and the innermost line number."""
+    text = str(exc)
+    if len(text) > 300:
+        text = text[:300] + "..."
+    line = _lineno(exc)
+    where = f" (line {line})" if line is not None else ""
+    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
+
+
+def _kind(exc):
+    if isinstance(exc, MemoryError):
+        return "memory"
+    if isinstance(exc, CaseTimeout):
+        return "timeout"
+    if isinstance(exc, RecursionError):
+        return "raise"
+    return "raise"
+
+
+def _encode_or_refuse(value):
+    try:
+        return ["ok", plaindata.encode(value)]
+    except plaindata.NotPlainData as exc:
+        return ["unplain", str(exc)]
+    except RecursionError:
+        return ["unplain", "value nested too deeply"]
+
+
+def _cpu():
+    return time.process_time()
+
+
+def load_sample(code, entry_point, report):
+    """Compile and execute the sample's module code; return its entry point or None (after reporting)."""
+    try:
+        compiled = compile(code, "<sample>", "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        report["stage"] = "compile"
+        report["error"] = describe(exc)
+        return None
+    namespace = {}
+    # Armed before the sample's module code runs: that code is untrusted too.
+    signal.setitimer(signal.ITIMER_PROF, report["load_limit"])
+    try:
+        exec(compiled, namespace)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit at import is a runtime error too
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        report["stage"] = "load"
+        report["kind"] = _kind(exc)
+        report["error"] = describe(exc)
+        return None
+    fn = namespace.get(entry_point)
+    if not callable(fn):
+        report["stage"] = "load"
+        report["kind"] = "raise"
+        report["error"] = f"NameError: entry point {entry_point!r} is not defined by the sample"
+        return None
+    report["namespace"] = namespace
+    return fn
+
+
+def emit(nonce, kind, value):
+    """Write one authenticated event line to the result channel."""
+    try:
+        payload = json.dumps([kind, value], separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        payload = json.dumps(["driver_error", f"unreportable result: {exc}"])
+    data = nonce + b" " + payload.encode() + b"\n"
+    while data:
+        data = data[os.write(3, data) :]
+
+
+def run_cases(job, report, nonce):
+    """Call the entry point on each case; report outputs, stopping at the first exception or timeout."""
+    fn = load_sample(job["code"], job["entry_point"], report)
+    if fn is None:
+        return
+    limits = job["time_limits"]
+    keep_going = job.get("run_all", False)
+    for i, encoded in enumerate(job["cases"]):
+        args = plaindata.decode(encoded)
+        start = _cpu()
+        try:
+            signal.setitimer(signal.ITIMER_PROF, limits[i])
+            out = fn(*args)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        except BaseException as exc:  # noqa: BLE001 - every exit path is a verdict
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            emit(nonce, "outcome", [_kind(exc), describe(exc), _cpu() - start])
+            if not keep_going:
+                return
+            continue
+        spent = _cpu() - start
+        emit(nonce, "outcome", _encode_or_refuse(out) + [spent])
+
+
+def _private_random_importer(seed):
+    """An __import__ that gives the test code its own seeded `random`, unaffected by the sample."""
+    real_import = builtins.__import__
+    rng = random.Random(seed)
+
+    class PrivateRandom:
+        def __getattr__(self, name):
+            attr = getattr(rng, name, None)
+            return attr if attr is not None else getattr(random, name)
+
+    private = PrivateRandom()
+
+    def importer(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "random":
+            return private
+        return real_import(name, globals, locals, fromlist, level)
+
+    return importer
+
+
+def test_namespace(helpers, fallback, seed):
+    """Fresh globals for the test program: the prompt's own helpers, pristine builtins, private random."""
+    pristine = dict(vars(builtins))
+    pristine["__import__"] = _private_random_importer(seed)
+    namespace = {"__builtins__": pristine}
+    try:
+        exec(compile(helpers, "<prompt>", "exec"), namespace)
+    except BaseException:  # noqa: BLE001 - a prompt that is only a signature: use the sample's names
+        namespace = dict(fallback)
+        namespace["__builtins__"] = pristine
+    return namespace
+
+
+def run_program(job, report, nonce):
+    """Run `check(candidate)` with a recording candidate; report the calls and how check ended."""
+    fn = load_sample(job["code"], job["entry_point"], report)
+    if fn is None:
+        return
+    def candidate(*args, **kwargs):
+        try:
+            before = plaindata.encode([list(args), kwargs])
+        except (plaindata.NotPlainData, RecursionError):
+            before = None
+        start = _cpu()
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001
+            emit(nonce, "call", {"args": before, "outcome": [_kind(exc), describe(exc)], "cpu": _cpu() - start})
+            raise
+        entry = {"args": before, "outcome": _encode_or_refuse(result), "cpu": _cpu() - start}
+        try:
+            after = plaindata.encode([list(args), kwargs])
+            if after != before:
+                entry["args_after"] = after
+        except (plaindata.NotPlainData, RecursionError):
+            pass
+        emit(nonce, "call", entry)
+        return result
+
+    namespace = test_namespace(job.get("helpers", ""), report.pop("namespace"), job.get("seed", 0))
+    signal.setitimer(signal.ITIMER_PROF, job["check_limit"])
+    try:
+        exec(compile(job["test"], "<test>", "exec"), namespace)
+        namespace["check"](candidate)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        report["check"] = ["ok", ""]
+    except BaseException as exc:  # noqa: BLE001
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        report["check"] = [_kind(exc) if not isinstance(exc, AssertionError) else "assert", describe(exc)]
+
+
+def main():
+    nonce = os.read(0, 256).split(b"\n", 1)[0]
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    with open("job.json", "rb") as handle:
+        job = json.load(handle)
+    os.unlink("job.json")
+    for path in job.get("sys_path", []):
+        if path not in sys.path:
+            sys.path.append(path)
+    signal.signal(signal.SIGPROF, _on_sigprof)
+    report = {"load_limit": job.get("load_limit", 10.0)}
+    sys.addaudithook(_audit)
+    try:
+        if job["mode"] == "cases":
+            run_cases(job, report, nonce)
+        else:
+            run_program(job, report, nonce)
+    except BaseException as exc:  # noqa: BLE001 - the driver must report, whatever the sample did
+        report["driver_error"] = describe(exc)
+    report.pop("namespace", None)
+    report.pop("load_limit", None)
+    emit(nonce, "final", report)
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

