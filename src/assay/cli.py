@@ -15,7 +15,7 @@ from rich.table import Table
 
 from assay import __version__
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Assay: trustworthy evaluation of LLM-written code.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False, help="Assay: trustworthy evaluation of LLM-written code.")
 console = Console()
 err = Console(stderr=True)
 

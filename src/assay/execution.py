@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 from assay import __version__
 from assay.languages import plaindata
 from assay.languages import python as py
+from assay.oracles import NOT_NONE, expected_for, suite_atols
 from assay.problems import Benchmark, CaseTests, Problem, ProgramTests, Status, Verdict
 from assay.samples import RawSample as Sample
 from assay.sandbox.base import Limits, Sandbox
@@ -97,7 +98,9 @@ class Executor:
     def _expected_path(self, problem: Problem) -> Path | None:
         if self.cache_dir is None:
             return None
-        key = _digest(self.benchmark.content_hash, problem.id, py.driver_digest(), py.python_version())
+        # The problem's own content is in the key: a local benchmark file can change under the same name.
+        tests = hashlib.sha256(repr(problem.tests).encode()).hexdigest()
+        key = _digest(self.benchmark.content_hash, problem.id, problem.prompt, problem.reference, tests, py.driver_digest(), py.python_version())
         return self.cache_dir / "expected" / f"{key}.json"
 
     def expected(self, problem: Problem) -> Expected:
@@ -125,7 +128,7 @@ class Executor:
         args = [c.args for c in tests.cases]
         code = problem.prompt + problem.reference
         per_case = 20.0
-        job = py.cases_job(code, problem.entry_point, args, [per_case] * len(args), run_all=True)
+        job = py.cases_job(code, problem.entry_point, args, [per_case] * len(args), run_all=True, not_none=tests.oracle == NOT_NONE)
         cpu_total = per_case * len(args) + 10
         limits = Limits(
             cpu_seconds=min(cpu_total, 1800.0),
@@ -139,7 +142,6 @@ class Executor:
         cpu: list[float] = []
         invalid: list[int] = []
         messages: list[str] = []
-        not_none = bool(problem.extra.get("output_not_none"))
         for i in range(len(args)):
             outcome = run.outcomes[i] if i < len(run.outcomes) else None
             if outcome is None or outcome[0] != "ok":
@@ -151,7 +153,7 @@ class Executor:
                     messages.append(f"reference fails on input {i}: {why}")
                 continue
             value = plaindata.decode(outcome[1])
-            values.append((value is not None) if not_none else value)
+            values.append(expected_for(tests.oracle, value))
             cpu.append(float(outcome[-1]))
         if run.report is None and run.sandbox.error:
             messages.insert(0, "sandbox")
@@ -165,11 +167,12 @@ class Executor:
         bad = set(exp.invalid)
         keep = [i for i in range(len(tests.cases)) if i not in bad]
         suites = [tests.cases[i].suite for i in keep]
+        expected = [exp.values[i] for i in keep]
         judging = py.CaseJudging(
             args=[tests.cases[i].args for i in keep],
-            expected=[exp.values[i] for i in keep],
+            expected=expected,
             suites=suites,
-            atol=tests.atol,
+            atols=suite_atols(expected, suites, tests.atol),
             oracle=tests.oracle,
             suite_sizes={s: suites.count(s) for s in dict.fromkeys(suites)},
         )
@@ -193,9 +196,9 @@ class Executor:
                 output_bytes=s.output_bytes,
             )
             run = py.run_driver(self.sandbox, job, limits)
-            return py.judge_program(run, problem.prompt + problem.reference, problem.tests.code)
+            return py.judge_program(run, problem.prompt + problem.reference, problem.tests.code, problem.entry_point)
         judging, case_limits = self.case_judging(problem)
-        job = py.cases_job(code, problem.entry_point, judging.args, case_limits, run_all=False)
+        job = py.cases_job(code, problem.entry_point, judging.args, case_limits, run_all=False, not_none=problem.tests.oracle == NOT_NONE)
         cpu = min(s.case_total_limit, sum(case_limits)) + 10  # + loading the sample
         limits = Limits(
             cpu_seconds=cpu,

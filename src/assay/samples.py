@@ -81,6 +81,7 @@ def split_known(
 def write_jsonl(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> int:
     """Write one JSON object per line, gzip if the name ends in `.gz`, atomically; returns the row count."""
     target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
     # Same directory as the target, so os.replace is a rename within one file system.
     tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies, as for open()

@@ -9,13 +9,16 @@ and rebuilt as numpy objects on the trusted side, so comparisons behave as they 
 
 from __future__ import annotations
 
+import collections
 import json
 import math
+from collections import deque
 from typing import Any
 
 TAG = "$t"
 MAX_DEPTH = 200
 _EXACT = (str, bool, type(None))
+_COLLECTIONS = ("Counter", "OrderedDict", "defaultdict", "deque")
 
 
 class NotPlainData(TypeError):
@@ -68,6 +71,13 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return {TAG: "complex", "v": [encode(value.real), encode(value.imag)]}
     if cls is bytes or cls is bytearray:
         return {TAG: cls.__name__, "v": bytes(value).hex()}
+    if cls.__module__ == "collections" and cls.__qualname__ in _COLLECTIONS:
+        # Read through the base type's own methods: the class could be a look-alike with overrides.
+        base = deque if cls.__qualname__ == "deque" else dict
+        items = list(deque.__iter__(value)) if base is deque else list(dict.items(value))
+        if base is deque:
+            return {TAG: "deque", "v": [encode(v, _depth + 1) for v in items]}
+        return {TAG: cls.__qualname__, "v": [[encode(k, _depth + 1), encode(v, _depth + 1)] for k, v in items]}
     tagged = _numpy_tag(value)
     if tagged is not None:
         return tagged
@@ -115,6 +125,12 @@ def decode(data: Any) -> Any:
         return bytes.fromhex(value)
     if tag == "bytearray":
         return bytearray.fromhex(value)
+    if tag in ("Counter", "OrderedDict"):
+        return getattr(collections, tag)({decode(k): decode(v) for k, v in value})
+    if tag == "defaultdict":
+        return collections.defaultdict(None, ((decode(k), decode(v)) for k, v in value))
+    if tag == "deque":
+        return collections.deque(decode(v) for v in value)
     if tag in ("ndarray", "npscalar"):
         return _decode_numpy(tag, data)
     raise ValueError(f"unknown plain-data tag {tag!r}")

@@ -159,12 +159,14 @@ class CaseJudging:
     args: list[tuple[Any, ...]]
     expected: list[Any]
     suites: list[str]
-    atol: float
+    atols: list[float]  # per case: EvalPlus's 1e-6 float default carries forward within a suite
     oracle: str | None
     suite_sizes: dict[str, int] = field(default_factory=dict)
 
 
-def cases_job(code: str, entry_point: str, args: list[tuple[Any, ...]], time_limits: list[float], run_all: bool) -> dict[str, Any]:
+def cases_job(
+    code: str, entry_point: str, args: list[tuple[Any, ...]], time_limits: list[float], run_all: bool, not_none: bool = False
+) -> dict[str, Any]:
     """The driver job that calls the entry point on each input."""
     return {
         "mode": "cases",
@@ -173,6 +175,7 @@ def cases_job(code: str, entry_point: str, args: list[tuple[Any, ...]], time_lim
         "cases": [plaindata.encode(list(a)) for a in args],
         "time_limits": time_limits,
         "run_all": run_all,
+        "not_none": not_none,
         "load_limit": 10.0,
     }
 
@@ -195,7 +198,7 @@ def judge_cases(run: DriverRun, judging: CaseJudging) -> Verdict:
             except (ValueError, TypeError, KeyError) as exc:
                 status, message = Status.FAILED, f"undecodable output ({exc})"
             else:
-                if compare_output(out, judging.expected[i], atol=judging.atol, oracle=judging.oracle, args=judging.args[i]):
+                if compare_output(out, judging.expected[i], atol=judging.atols[i], oracle=judging.oracle, args=judging.args[i]):
                     passed_per_suite[judging.suites[i]] = passed_per_suite.get(judging.suites[i], 0) + 1
                     continue
                 status = Status.FAILED
@@ -252,7 +255,11 @@ class _SampleRaised(Exception):
     pass
 
 
-def replay_check(helpers: str, test: str, calls: list[dict[str, Any]], seed: int = 0) -> tuple[Status, str]:
+class _NotPlain(Exception):
+    pass
+
+
+def replay_check(helpers: str, test: str, entry_point: str, calls: list[dict[str, Any]], seed: int = 0) -> tuple[Status, str]:
     """Re-run the trusted test program against the recorded calls; decides pass or fail.
 
     Runs in the trusted process with pristine builtins; the sample contributes only plain data.
@@ -277,18 +284,21 @@ def replay_check(helpers: str, test: str, calls: list[dict[str, Any]], seed: int
         if kind == "ok":
             return plaindata.decode(payload)
         if kind == "unplain":
-            raise _SampleRaised(f"returned an object that is not plain data ({payload})")
+            raise _NotPlain(f"returned an object that is not plain data ({payload})")
         raise _SampleRaised(payload)
 
     namespace: dict[str, Any] = {"__builtins__": {**vars(__import__("builtins")), "__import__": _private_random_importer(seed)}}
     try:
         exec(compile(helpers, "<prompt>", "exec"), namespace)
+        namespace[entry_point] = candidate  # as in the sandbox: calls by name are the sample's too
         exec(compile(test, "<test>", "exec"), namespace)
         namespace["check"](candidate)
     except AssertionError as exc:
         return Status.FAILED, f"AssertionError{': ' + str(exc) if str(exc) else ''}"
     except _SampleRaised as exc:
         return Status.RUNTIME_ERROR, str(exc)
+    except _NotPlain as exc:
+        return Status.FAILED, str(exc)
     except _ReplayMiss as exc:
         return Status.FAILED, str(exc)
     except Exception as exc:  # noqa: BLE001 - a wrong answer can make the test code itself raise
@@ -309,7 +319,7 @@ def _apply_mutation(args: tuple[Any, ...], after: list[Any]) -> None:
             current.update(new)
 
 
-def judge_program(run: DriverRun, helpers: str, test: str, seed: int = 0) -> Verdict:
+def judge_program(run: DriverRun, helpers: str, test: str, entry_point: str, seed: int = 0) -> Verdict:
     """Verdict for a test-program run: the sandbox must finish cleanly and the trusted replay must pass."""
     if run.report is None:
         status, message = _early_end(run)
@@ -330,5 +340,5 @@ def judge_program(run: DriverRun, helpers: str, test: str, seed: int = 0) -> Ver
         else:
             status = Status.FAILED
         return _finish(status, message, run, [TestDetail(name="check", status=status, message=message)])
-    status, message = replay_check(helpers, test, calls, seed)
+    status, message = replay_check(helpers, test, entry_point, calls, seed)
     return _finish(status, message, run, [TestDetail(name="check", status=status, message=message)])

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Set up Assay on a fresh Debian/Ubuntu machine: the sandbox (bubblewrap) and a virtualenv in .venv.
+set -euo pipefail
+cd "$(dirname "$0")"
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq bubblewrap >/dev/null
+  else
+    echo "bubblewrap is missing: run 'sudo apt-get install bubblewrap' (or pass --allow-weak-sandbox to run samples unisolated)" >&2
+  fi
+fi
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+echo "Assay installed: .venv/bin/assay"
