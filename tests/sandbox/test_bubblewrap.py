@@ -89,6 +89,13 @@ class SandboxContract:
         segv = run_py(sandbox, "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
         assert (segv.exit_code, segv.signal, segv.timed_out, segv.error) == (None, signal.SIGSEGV, False, None)
 
+    def test_no_privileges(self, sandbox: Sandbox) -> None:
+        result = run_py(sandbox, "print(open('/proc/self/status').read())")
+        status = dict(line.split(":", 1) for line in result.stdout.decode().splitlines() if ":" in line)
+        assert status["NoNewPrivs"].strip() == "1" and int(status["CapEff"], 16) == 0
+        if IS_ROOT:  # a uid of its own on the host, no root anywhere
+            assert all(int(x) != 0 for x in status["Uid"].split()), status["Uid"]
+
     def test_missing_program_is_exit_127(self, sandbox: Sandbox) -> None:
         result = sandbox.run(["/nonexistent/tool"], {}, FAST)
         assert result.exit_code == 127
@@ -286,6 +293,22 @@ def test_extra_read_only_binds(tmp_path: Path) -> None:
     assert result.stdout == b"1.2.3\n" and b"Read-only file system" in result.stderr, result
     with pytest.raises(ValueError):
         BubblewrapSandbox(ro_binds=("/nonexistent/toolchain",))
+
+
+def test_a_broken_sandbox_is_an_error_not_a_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not BubblewrapSandbox.available():
+        pytest.skip("bubblewrap unavailable")
+    sandbox = BubblewrapSandbox()
+    monkeypatch.setattr(sandbox, "_static", sandbox._static + ["--ro-bind", "/nonexistent/assay", "/opt/x"])
+    result = sandbox.run(["true"], {}, FAST)
+    assert result.error and result.error.startswith("sandbox failed to start"), result
+    assert "nonexistent/assay" in result.error and result.exit_code != 0
+
+
+def test_large_stdin_is_fed_while_output_is_read(bwrap: BubblewrapSandbox) -> None:
+    source = "import sys; data = sys.stdin.buffer.read(); print(len(data)); sys.stdout.write('y' * len(data))"
+    result = run_py(bwrap, source, stdin=b"x" * 1024**2)
+    assert result.stdout.startswith(b"1048576\n") and result.output_truncated and result.exit_code == 0
 
 
 def test_bad_file_names_are_refused(bwrap: BubblewrapSandbox) -> None:

@@ -106,6 +106,8 @@ def _early_end(run: DriverRun) -> tuple[Status, str]:
         return Status.SANDBOX_ERROR, f"sandbox error: {res.error}"
     if res.timed_out:
         return Status.TIMEOUT, "timed out"
+    if res.output_truncated and res.signal:
+        return Status.RUNTIME_ERROR, f"output limit of {len(res.stdout) + len(res.stderr)} bytes exceeded; killed"
     if b"MemoryError" in res.stderr[-4000:]:
         return Status.MEMORY_EXCEEDED, "memory limit exceeded"
     how = f"killed by signal {res.signal}" if res.signal else f"exit status {res.exit_code}"

@@ -47,6 +47,10 @@ def find_tool(name: str) -> str | None:
     return shutil.which(name, path="/usr/bin:/bin:/usr/sbin:/sbin")
 
 
+class SandboxSetupError(RuntimeError):
+    """The host could not prepare a run (no uid left, no mount view): the sandbox's fault, not the program's."""
+
+
 class SlotPool:
     """Thread-safe pool of dedicated unprivileged uids, one per concurrent run.
 
@@ -78,7 +82,7 @@ class SlotPool:
             self._held[uid] = fd
             self._next = (uid - self.base + 1) % self.size
             return uid
-        raise RuntimeError(f"all {self.size} sandbox uids are in use")
+        raise SandboxSetupError(f"all {self.size} sandbox uids are in use")
 
     @contextmanager
     def uid(self, sweep: bool = True) -> Iterator[int]:
@@ -219,14 +223,17 @@ class MountView:
         self._mutex = threading.Lock()
 
     def namespace(self) -> str:
-        """Path of the view's mount namespace, starting the helper on first use."""
+        """Path of the view's mount namespace, starting the helper if it is not running."""
         with self._mutex:
             if self._helper is None or self._helper.poll() is not None:
-                # the helper blocks reading a pipe only we hold: it exits when we do
-                self._helper = subprocess.Popen(
-                    [find_tool("cat") or "cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                    preexec_fn=self.plan.apply_in_child,  # once per sandbox, not per run
-                )
+                try:
+                    # the helper blocks reading a pipe only we hold: it exits when we do
+                    self._helper = subprocess.Popen(
+                        [find_tool("cat") or "cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                        preexec_fn=self.plan.apply_in_child,  # once, not per run: this forks all of us
+                    )
+                except (OSError, subprocess.SubprocessError) as exc:
+                    raise SandboxSetupError(f"cannot prepare the mount view for {sorted(self.plan.hide)}: {exc}")
             return f"/proc/{self._helper.pid}/ns/mnt"
 
 
@@ -263,8 +270,9 @@ def prlimit_args(limits: Limits, nproc: int) -> list[str]:
 # The trusted init that runs the program (pid 1 of a bubblewrap sandbox; the direct child of the
 # launcher chain in the process sandbox). Args: report fd, channel fd, collect cap, kill mode,
 # prctl syscall number, n, n collect paths, then the program's argv. It
-#  - makes itself non-dumpable (the program, same uid, cannot ptrace it to forge the report) and a
-#    child subreaper (orphans of the program come to it, not to the host's init);
+#  - sets no-new-privs (setuid binaries give the program nothing), makes itself non-dumpable (the
+#    program, same uid, cannot ptrace it to forge the report) and a child subreaper (orphans of the
+#    program come to it, not to the host's init);
 #  - moves the channel to fd 3 (dash cannot name fds above 9) and keeps the report fd from the program;
 #  - waits for the program, then kills what it left: kill(-1) when that is safe (pid 1 of a
 #    namespace, or a dedicated uid), else its children, round after round, and reaps them all;
@@ -273,7 +281,7 @@ INIT_SCRIPT = r"""
 $^F = 3;
 my ($sfd, $cfd, $cap, $killall, $prctl, $n) = splice(@ARGV, 0, 6);
 my @collect = splice(@ARGV, 0, $n);
-if ($prctl) { syscall($prctl, 4, 0, 0, 0, 0); syscall($prctl, 36, 1, 0, 0, 0); }
+if ($prctl) { syscall($prctl, 38, 1, 0, 0, 0); syscall($prctl, 4, 0, 0, 0, 0); syscall($prctl, 36, 1, 0, 0, 0); }
 open(my $s, ">&=", $sfd) or die "assay-init: report fd: $!\n";
 my $c;
 if ($cfd != 3) {
@@ -305,7 +313,7 @@ else {
         waitpid($_, 0) for @k;
     }
 }
-1 while wait > 0;
+1 while waitpid(-1, 1) > 0;  # WNOHANG: reap what is dead, never wait on a survivor
 print $s "$st\n";
 for my $f (@collect) {
     my $d;
@@ -375,11 +383,13 @@ class Confinement:
         plan = RevealPlan.for_paths(reveal) if self.is_root else RevealPlan()
         self.view = mount_view(plan) if plan.hide else None
         self.tools = {name: find_tool(name) for name in ("prlimit", "setpriv", "nsenter")}
+        if self.view is not None:
+            self.view.namespace()  # a view that cannot be made should fail here, not in every run
 
     def missing_tools(self) -> list[str]:
         """Tools this confinement needs that the host lacks."""
         needed = ["prlimit"]
-        if self.is_root or self.no_new_privs:
+        if (self.is_root and self.view is None) or (self.no_new_privs and not _PRCTL):
             needed.append("setpriv")
         if self.view is not None:
             needed.append("nsenter")
@@ -395,20 +405,21 @@ class Confinement:
         outlive their first process (a pid namespace); kills on timeout always sweep.
         """
         tool = {name: path or name for name, path in self.tools.items()}
+        # the init sets no-new-privs itself where it knows the prctl syscall number
+        nnp = [tool["setpriv"], "--no-new-privs", "--"] if self.no_new_privs and not _PRCTL else []
         if self.pool is None:
             uid = os.getuid()
             # NPROC counts every task of this uid, so the budget is what exists now plus the run's share
             nproc = count_user_tasks(uid) + limits.processes + overhead
-            prefix = [tool["setpriv"], "--no-new-privs", "--"] if self.no_new_privs else []
-            yield Lease(uid, False, prefix + [tool["prlimit"], *prlimit_args(limits, nproc), "--"])
+            yield Lease(uid, False, [*nnp, tool["prlimit"], *prlimit_args(limits, nproc), "--"])
             return
         with self.pool.uid(sweep) as uid:
-            prefix = []
             if self.view is not None:
                 # entering a mount namespace resets the cwd to its root, so name it again
                 wd = [f"--wd={workdir}"] if workdir else []
-                prefix += [tool["nsenter"], f"--mount={self.view.namespace()}", *wd, "--"]
-            prefix += [tool["setpriv"], f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
-            prefix += ["--no-new-privs", "--"] if self.no_new_privs else ["--"]
-            prefix += [tool["prlimit"], *prlimit_args(limits, limits.processes + overhead), "--"]
-            yield Lease(uid, True, prefix)
+                ids = [f"--setuid={uid}", f"--setgid={uid}"]  # --setgid also drops supplementary groups
+                prefix = [tool["nsenter"], f"--mount={self.view.namespace()}", *wd, *ids, "--"]
+            else:
+                prefix = [tool["setpriv"], f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+            prlimit = [tool["prlimit"], *prlimit_args(limits, limits.processes + overhead), "--"]
+            yield Lease(uid, True, [*prefix, *nnp, *prlimit])

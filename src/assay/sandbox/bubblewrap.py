@@ -1,16 +1,16 @@
 """The bubblewrap sandbox: no network, private namespaces, a read-only view of the system, tmpfs work dir.
 
-A run is one process chain, started with vfork (no Python runs in the child):
+A run is one chain of execs, started with vfork (no Python runs between fork and exec):
 
-    [nsenter into a mount view (root, interpreter under /root)]   so bwrap can bind it
-    [setpriv to a dedicated uid (root)]                             so RLIMIT_NPROC counts per run
+    nsenter --mount=<view> --setuid=U   as root: a uid of its own, so RLIMIT_NPROC counts per run; the
+      (or setpriv --reuid=U)            view shows that uid the interpreter under /root, which bwrap binds
     prlimit <the run's rlimits>
     bwrap <namespaces, read-only binds, size-capped tmpfs, files copied in from memfds>
-    perl init (pid 1 of the sandbox)                                trusted: reports the exact wait
-    program                                                         status and collected files
+    perl init (pid 1 of the sandbox)    trusted: reports the exact wait status and collected files
+    program
 
 Files reach the work dir through `--file FD` from memfds: copied into the sandbox's own tmpfs, so
-nothing the program writes can touch host disk. When pid 1 exits the kernel kills everything left
+nothing the program writes can touch host disk. When pid 1 exits, the kernel kills everything left
 in the pid namespace; --die-with-parent ties pid 1 to bwrap, and the watchdog kills bwrap.
 """
 
@@ -22,12 +22,13 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.sandbox._limits import Confinement, find_tool, init_argv
+from assay.sandbox._limits import Confinement, SandboxSetupError, find_tool, init_argv
 from assay.sandbox.base import Limits, SandboxResult
 from assay.sandbox.process import (
     CHANNEL_BYTES,
     check_files,
     default_env,
+    failed,
     finish,
     python_dirs,
     relative_path,
@@ -154,6 +155,8 @@ class BubblewrapSandbox:
                     more_fds=fds,
                     channel_bytes=self.channel_bytes,
                 )
+        except SandboxSetupError as exc:
+            return failed(str(exc))
         finally:
             for fd in fds:
                 os.close(fd)

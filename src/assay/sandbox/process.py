@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from assay.sandbox._limits import (
     Confinement,
     Lease,
+    SandboxSetupError,
     children,
     find_tool,
     init_argv,
@@ -294,6 +295,11 @@ def finish(outcome: Outcome, limits: Limits) -> SandboxResult:
     )
 
 
+def failed(error: str) -> SandboxResult:
+    """The result of a run the sandbox could not even start."""
+    return SandboxResult(None, None, b"", b"", b"", 0.0, 0.0, error=error)
+
+
 def report_cap(collect: Sequence[str], limits: Limits) -> int:
     """Room for the init's report: the status line and every collected file at its largest."""
     return 4096 + len(collect) * (limits.file_size_bytes + 4096)
@@ -359,6 +365,8 @@ class ProcessSandbox:
                     channel_bytes=self.channel_bytes,
                     spare_init=True,
                 )
+        except SandboxSetupError as exc:
+            return failed(str(exc))
         finally:
             remove_tree(top)
         return finish(outcome, limits)
