@@ -85,7 +85,7 @@ def evaluate(
     cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not reuse verdicts cached by earlier runs.")] = False,
     workers: Annotated[Optional[int], typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="CPU seconds for a test program (HumanEval).")] = 3.0,
+    timeout: Annotated[Optional[float], typer.Option("--timeout", help="CPU seconds for a test program (HumanEval); default: max(1 s, 4x the reference's).")] = None,
     allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run samples as plain processes (NOT isolated).")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
 ) -> None:

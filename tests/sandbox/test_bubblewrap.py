@@ -138,7 +138,8 @@ class SandboxContract:
 
     def test_fork_bomb_is_capped(self, sandbox: Sandbox) -> None:
         marker = f"bomb-{uuid.uuid4()}"
-        result = run_py(sandbox, program("fork_bomb"), "300", marker, limits=Limits(**{**FAST.__dict__, "processes": 12}))
+        limits = Limits(**{**FAST.__dict__, "processes": 12})
+        result = run_py(sandbox, program("fork_bomb"), "300", marker, limits=limits)
         forked, failed = (int(x) for x in result.stdout.split()[:2])
         assert forked < 12 and failed > 0, result
         assert_no_process(marker)

@@ -65,7 +65,8 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if cls is dict:
         return {TAG: "dict", "v": [[encode(k, _depth + 1), encode(v, _depth + 1)] for k, v in value.items()]}
     if cls is set or cls is frozenset:
-        items = [encode(v, _depth + 1) for v in value]
+        # Sorted by encoding, so equal sets encode (and hash) the same whatever their history.
+        items = sorted((encode(v, _depth + 1) for v in value), key=_sort_key)
         return {TAG: cls.__name__, "v": items}
     if cls is complex:
         return {TAG: "complex", "v": [encode(value.real), encode(value.imag)]}
@@ -82,6 +83,44 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if tagged is not None:
         return tagged
     raise NotPlainData(f"{cls.__module__}.{cls.__qualname__} is not plain data")
+
+
+def _sort_key(encoded: Any) -> str:
+    return json.dumps(encoded, separators=(",", ":"), sort_keys=True)
+
+
+def has_float(encoded: Any) -> bool:
+    """Whether encoded data holds a float or complex (compared with tolerance, so never by hash)."""
+    cls = type(encoded)
+    if cls is float:
+        return True
+    if cls is list:
+        return any(has_float(v) for v in encoded)
+    if cls is dict:
+        tag = encoded.get(TAG)
+        if tag in ("float", "complex"):
+            return True
+        if tag in ("ndarray", "npscalar"):
+            return encoded.get("dtype", "").startswith(("float", "complex"))
+        return has_float(encoded.get("v"))
+    return False
+
+
+def canonical_digest(encoded: Any) -> str:
+    """sha256 of encoded data with dict entries sorted: equal plain values give equal digests."""
+    import hashlib
+
+    def canon(x: Any) -> Any:
+        if type(x) is list:
+            return [canon(v) for v in x]
+        if type(x) is dict:
+            if x.get(TAG) in ("dict", "Counter", "defaultdict"):
+                pairs = [[canon(k), canon(v)] for k, v in x["v"]]
+                return {TAG: "dict", "v": sorted(pairs, key=lambda kv: _sort_key(kv[0]))}
+            return {k: canon(v) for k, v in x.items()}
+        return x
+
+    return hashlib.sha256(_sort_key(canon(encoded)).encode()).hexdigest()
 
 
 def dumps(value: Any) -> str:

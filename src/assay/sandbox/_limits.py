@@ -1,8 +1,8 @@
 """Host-side guards shared by both sandboxes: per-run uids, rlimits, and the launcher chain that applies them.
 
-Nothing here runs Python between fork and exec: forking a big evaluation process (numpy, scipy,
-many threads) costs 20-60 ms, so a run is started with vfork and small util-linux tools do the
-work instead (setpriv for the uid, prlimit for rlimits, nsenter for a prepared mount view).
+No run executes Python between fork and exec: forking a big evaluation process (numpy, scipy,
+many threads) costs 20-60 ms, so a run is started with vfork and small tools do the work instead
+(nsenter or setpriv for the uid, prlimit for rlimits, a perl init for what must happen inside).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ class Limits:
     open_files: int = 256  # RLIMIT_NOFILE
     output_bytes: int = 64 * 1024  # stdout and stderr are each cut to this many bytes
     disk_bytes: int = 64 * 1024**2  # size of the writable work dir and /tmp
+    channel_bytes: int = 64 * 1024**2  # what the program may write to its result channel (fd 3)
 
 
 @dataclass

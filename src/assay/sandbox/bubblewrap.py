@@ -75,7 +75,8 @@ class BubblewrapSandbox:
         missing = self._confinement.missing_tools()
         missing += [name for name, path in (("bwrap", self._bwrap), ("perl", self._perl)) if path is None]
         if missing:
-            raise RuntimeError(f"the bubblewrap sandbox needs {', '.join(missing)}: install bubblewrap, util-linux and perl")
+            needs = ", ".join(missing)
+            raise RuntimeError(f"the bubblewrap sandbox needs {needs}: install bubblewrap, util-linux and perl")
         help_text = subprocess.run([self._bwrap or "bwrap", "--help"], capture_output=True, text=True).stdout
         self._sized = "--size" in help_text  # bubblewrap >= 0.6; without it a tmpfs may grow to half the RAM
         if not self._sized:
@@ -153,7 +154,7 @@ class BubblewrapSandbox:
                     stdin=stdin,
                     report_cap=report_cap(collect, limits),
                     more_fds=fds,
-                    channel_bytes=self.channel_bytes,
+                    channel_bytes=max(self.channel_bytes, limits.channel_bytes),
                 )
         except SandboxSetupError as exc:
             return failed(str(exc))

@@ -362,7 +362,7 @@ class ProcessSandbox:
                     env=default_env(work, tmp, env),
                     stdin=stdin,
                     report_cap=report_cap(collect, limits),
-                    channel_bytes=self.channel_bytes,
+                    channel_bytes=max(self.channel_bytes, limits.channel_bytes),
                     spare_init=True,
                 )
         except SandboxSetupError as exc:
