@@ -4,6 +4,7 @@
 #
 #   bash benchmarks/peers.sh            # venv at ./.peers-venv (gitignored)
 #   PEERS_VENV=/some/dir bash benchmarks/peers.sh
+#   PEERS_MINIMAL=1 bash benchmarks/peers.sh   # skip the full evalplus install, use the minimal set below
 #
 # Idempotent: re-running reuses the venv and only installs what is missing.
 # evalplus 0.3.1 declares heavy generation-side dependencies (transformers, openai, anthropic,
@@ -44,8 +45,8 @@ fi
 
 if ! installed evalplus 0.3.1 || ! "$PY" -c "import evalplus.evaluate" 2>/dev/null; then
   log "installing $EVALPLUS"
-  if ! "${PIP[@]}" install "$EVALPLUS"; then
-    log "full install of $EVALPLUS failed; installing it with --no-deps plus the evaluator's imports"
+  if [ "${PEERS_MINIMAL:-0}" = 1 ] || ! "${PIP[@]}" install "$EVALPLUS"; then
+    log "installing $EVALPLUS with --no-deps plus only what its evaluator imports"
     "${PIP[@]}" install --no-deps "$EVALPLUS"
     "${PIP[@]}" install "${EVALPLUS_MIN_DEPS[@]}"
   fi

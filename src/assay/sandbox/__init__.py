@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from assay.sandbox.base import Limits, Sandbox, SandboxResult
 from assay.sandbox.bubblewrap import Availability, BubblewrapSandbox
 from assay.sandbox.process import ProcessSandbox
+from assay.sandbox.zygote import ZygoteSandbox
 
 __all__ = [
     "Availability",
@@ -16,6 +17,7 @@ __all__ = [
     "Sandbox",
     "SandboxResult",
     "SandboxUnavailable",
+    "ZygoteSandbox",
     "get_sandbox",
 ]
 
@@ -24,10 +26,13 @@ class SandboxUnavailable(RuntimeError):
     """No isolating sandbox works here and the caller did not accept the weak one."""
 
 
-def get_sandbox(allow_weak: bool = False, ro_binds: Sequence[str] = ()) -> Sandbox:
-    """The bubblewrap sandbox when it works here, else the plain-process one if allow_weak, else raise."""
+def get_sandbox(allow_weak: bool = False, ro_binds: Sequence[str] = (), warm: bool = True) -> Sandbox:
+    """The bubblewrap sandbox when it works here (with warm zygotes unless warm=False), else the
+    plain-process one if allow_weak, else raise."""
     availability = BubblewrapSandbox.available()
     if availability:
+        if warm and ZygoteSandbox.available():
+            return ZygoteSandbox(ro_binds=ro_binds)
         return BubblewrapSandbox(ro_binds=ro_binds)
     if allow_weak:
         return ProcessSandbox(ro_binds=ro_binds)

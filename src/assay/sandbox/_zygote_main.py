@@ -1,0 +1,276 @@
+"""The zygote: a warm, trusted process inside one long-lived bubblewrap sandbox (standard library only).
+
+For each job it forks a child that unshares fresh user, mount, pid and ipc namespaces, so
+every run still gets its own namespaces, a fresh size-capped tmpfs work dir and /tmp, its own
+/proc, rlimits, no capabilities and a pid namespace that the kernel tears down (with every
+process in it) when the run ends. What the zygote saves is process start-up: the run is a fork
+of an interpreter that is already loaded, not a new bwrap and a new interpreter.
+
+Process chain per job:  zygote -> C (unshares, forks, exits) -> G (pid 1 of the new namespaces:
+mounts, then reaps) -> H (the program: the Python driver in-process, or execve of argv).
+
+Protocol on the fd named by argv[1] (a Unix stream socket): the host sends a 4-byte length, a JSON header, and the
+job's fds (stdin, stdout, stderr, channel, status) with the first byte; then the files blob.
+G writes H's raw wait status and CPU time to the status fd. The zygote answers one JSON line per
+job: {"timed_out": bool}. A byte "k" from the host while a job runs kills it.
+"""
+
+import ctypes
+import json
+import os
+import resource
+import select
+import signal
+import socket
+import struct
+import sys
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 4, 38, 36
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}.get(os.uname().machine)
+WORK = "/sandbox"
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_code_cache = {}
+
+
+def check(ok, what):
+    if not ok:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def write_file(path, text):
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def drop_capabilities():
+    """Empty effective, permitted and inheritable sets (we stay in-process, so no execve drops them)."""
+    if SYS_CAPSET is None:
+        raise OSError("unknown capset syscall number on this machine")
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
+    data = (ctypes.c_uint32 * 6)()
+    check(libc.syscall(SYS_CAPSET, header, data) == 0, "capset")
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "no_new_privs")
+
+
+def set_limits(limits):
+    cpu = max(1, int(-(-limits["cpu_seconds"] // 1)))
+    nofile = limits["open_files"]
+    for which, soft, hard in (
+        (resource.RLIMIT_CPU, cpu, cpu + 1),
+        (resource.RLIMIT_AS, limits["memory_bytes"], limits["memory_bytes"]),
+        (resource.RLIMIT_NPROC, limits["nproc"], limits["nproc"]),
+        (resource.RLIMIT_FSIZE, limits["file_size_bytes"], limits["file_size_bytes"]),
+        (resource.RLIMIT_NOFILE, nofile, nofile),
+        (resource.RLIMIT_CORE, 0, 0),
+    ):
+        resource.setrlimit(which, (soft, hard))
+
+
+def unpack_files(blob):
+    files, at = [], 0
+    while at < len(blob):
+        name_len, data_len = struct.unpack_from("<IQ", blob, at)
+        at += 12
+        name = blob[at : at + name_len].decode()
+        at += name_len
+        files.append((name, blob[at : at + data_len]))
+        at += data_len
+    return files
+
+
+def run_program(header, fds):
+    """H: become the program."""
+    stdin, stdout, stderr, channel = fds[:4]
+    for target, fd in ((0, stdin), (1, stdout), (2, stderr), (3, channel)):
+        os.dup2(fd, target)
+    os.closerange(4, 1 << 16)
+    os.setsid()
+    set_limits(header["limits"])
+    drop_capabilities()
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # the program's own children cannot read its memory
+    os.environ.clear()
+    os.environ.update(header["env"])
+    argv = header["argv"]
+    if header.get("inprocess"):
+        script = os.path.join(WORK, argv[-1])
+        sys.argv = [script]
+        source = open(script, "rb").read()
+        code = _code_cache.get(source)
+        if code is None:
+            code = compile(source, script, "exec")
+        if header.get("faulthandler"):
+            import faulthandler
+
+            faulthandler.enable()
+        namespace = {"__name__": "__main__", "__file__": script, "__builtins__": __builtins__}
+        try:
+            exec(code, namespace)
+        except SystemExit as exc:
+            code_ = exc.code
+            os._exit(code_ if isinstance(code_, int) else (0 if code_ is None else 1))
+        except BaseException:  # noqa: BLE001 - as an interpreter would: print and exit 1
+            import traceback
+
+            traceback.print_exc()
+            os._exit(1)
+        sys.stdout.flush()
+        os._exit(0)
+    try:
+        os.execve(argv[0], argv, os.environ)
+    except OSError as exc:
+        os.write(2, f"sandbox: cannot run {argv[0]}: {exc}\n".encode())
+        os._exit(127)
+
+
+def init(header, fds, blob):
+    """G: pid 1 of the run's namespaces. Mount, fork the program, reap, report, exit."""
+    status_fd = fds[4]
+    # No PDEATHSIG: C exits at once by design. If the zygote dies, bwrap's pid namespace takes G along.
+    check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) == 0, "make mounts private")
+    size = str(header["limits"]["disk_bytes"]).encode()
+    for where in (WORK.encode(), b"/tmp", b"/dev/shm"):
+        opts = b"mode=1777,size=" + size if where != WORK.encode() else b"mode=0755,size=" + size
+        check(libc.mount(b"tmpfs", where, b"tmpfs", MS_NOSUID | MS_NODEV, opts) == 0, f"mount {where!r}")
+    check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV, None) == 0, "mount /proc")
+    for name, data in unpack_files(blob):
+        path = os.path.join(WORK, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(data)
+    os.chdir(WORK)
+    pid = os.fork()
+    if pid == 0:
+        os.close(status_fd)
+        run_program(header, fds)
+    for fd in fds[:4]:
+        os.close(fd)
+    status, usage = 0, None
+    while True:  # reap everything; stop when the program itself has ended
+        try:
+            got, st, ru = os.wait4(-1, 0)
+        except ChildProcessError:
+            break
+        if got == pid:
+            status, usage = st, ru
+            break
+    cpu = (usage.ru_utime + usage.ru_stime) if usage else 0.0
+    os.write(status_fd, f"{status} {cpu}\n".encode())
+    os._exit(0)  # as pid 1: the kernel now kills everything left in the namespace
+
+
+def start_job(header, fds, blob):
+    """Fork C, which makes the namespaces and forks G; returns G's pid."""
+    uid, gid = os.getuid(), os.getgid()
+    r, w = os.pipe()
+    c = os.fork()
+    if c == 0:
+        try:
+            os.close(r)
+            libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # else /proc/self/*_map belong to root, not to us
+            # No new uts namespace: without capabilities in the outer one the run cannot rename the host anyway.
+            check(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC) == 0, "unshare")
+            write_file("/proc/self/setgroups", "deny")
+            write_file("/proc/self/uid_map", f"{uid} {uid} 1")
+            write_file("/proc/self/gid_map", f"{gid} {gid} 1")
+            g = os.fork()
+            if g == 0:
+                os.close(w)
+                try:
+                    init(header, fds, blob)
+                except BaseException as exc:  # noqa: BLE001
+                    os.write(fds[2], f"sandbox: run setup failed: {exc}\n".encode())
+                    os._exit(125)
+            os.write(w, f"{g}\n".encode())
+        except BaseException as exc:  # noqa: BLE001
+            os.write(fds[2], f"sandbox: namespace setup failed: {exc}\n".encode())
+            os.write(w, b"0\n")
+        os._exit(0)
+    os.close(w)
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = os.read(r, 64)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    os.waitpid(c, 0)
+    try:
+        return int(data.strip() or 0)
+    except ValueError:
+        return 0
+
+
+def recv_exact(sock, n):
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(min(n - len(buf), 1 << 20))
+        if not chunk:
+            raise EOFError
+        buf += chunk
+    return bytes(buf)
+
+
+def serve(sock):
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # G is re-parented to us when C exits
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    while True:
+        try:
+            first, fds, _flags, _addr = socket.recv_fds(sock, 4, 8)
+        except OSError:
+            return
+        if not first:
+            return
+        first += recv_exact(sock, 4 - len(first))
+        (size,) = struct.unpack("<I", first)
+        header = json.loads(recv_exact(sock, size))
+        blob = recv_exact(sock, header["blob_size"])
+        if "driver" in header:  # warm the compile cache for the in-process driver
+            pass
+        g = start_job(header, fds, blob)
+        for fd in fds:
+            os.close(fd)
+        timed_out = False
+        if g > 0:
+            pidfd = os.pidfd_open(g)
+            poller = select.poll()
+            poller.register(pidfd, select.POLLIN)
+            poller.register(sock.fileno(), select.POLLIN)
+            deadline_ms = int(header["limits"]["wall_seconds"] * 1000)
+            done = False
+            while not done:
+                events = poller.poll(deadline_ms)
+                if not events:
+                    timed_out = True
+                    break
+                for fd, _ in events:
+                    if fd == pidfd:
+                        done = True
+                    elif sock.recv(1) in (b"k", b""):  # the host asks us to stop this job
+                        done = True
+                        timed_out = None
+            if not done or timed_out is None:
+                try:
+                    os.kill(g, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            os.waitpid(g, 0)
+            os.close(pidfd)
+        sock.sendall(json.dumps({"timed_out": bool(timed_out), "started": g > 0}).encode() + b"\n")
+
+
+def main():
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    try:
+        serve(sock)
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        pass
+
+
+if __name__ == "__main__":
+    main()

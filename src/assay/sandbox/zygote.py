@@ -1,0 +1,317 @@
+"""Warm bubblewrap sandboxes: one long-lived zygote per worker, fresh namespaces per run.
+
+Starting bwrap and a Python interpreter costs 30-50 ms a run, more than most HumanEval samples
+take to test. A zygote (see _zygote_main.py) is started once per worker inside a bubblewrap
+sandbox like BubblewrapSandbox's (no network, read-only system, a dedicated uid as root); for
+each run it forks a child that unshares new user, mount, pid and ipc namespaces, mounts a
+fresh size-capped tmpfs work dir, /tmp and /proc, sets the run's rlimits, drops every capability
+and becomes the program. When the program ends, its pid namespace is torn down with everything
+in it. Python driver runs skip the interpreter start-up altogether: the child is already one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import math
+import os
+import queue
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from assay.sandbox.base import Limits, SandboxResult
+from assay.sandbox.bubblewrap import BubblewrapSandbox, _memfd
+from assay.sandbox.process import FLOOD_BYTES, Capture, check_files, default_env, relative_path
+
+_MAIN = Path(__file__).with_name("_zygote_main.py")
+_WORK = "/sandbox"
+_IN_PROCESS_FLAGS = {"-I", "-S", "-X", "faulthandler"}
+_READ = 1 << 16
+_NPROC_OVERHEAD = 6  # bwrap, its init, the zygote, the run's init and its forking parent share the uid
+_HOST_GRACE_S = 10.0  # beyond the run's wall limit, before we give up on the zygote itself
+
+
+class ZygoteDied(RuntimeError):
+    """The zygote stopped answering; the run is retried on a fresh one."""
+
+
+class _Zygote:
+    """One zygote process and the socket to it."""
+
+    def __init__(self, base: BubblewrapSandbox) -> None:
+        self._stack = contextlib.ExitStack()
+        zlimits = Limits(
+            cpu_seconds=10**7, wall_seconds=10**7, memory_bytes=1 << 44, processes=4096,
+            file_size_bytes=1 << 40, open_files=4096,
+        )
+        lease = self._stack.enter_context(base._confinement.lease(zlimits, overhead=0, sweep=True))
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock = parent
+        main_fd = _memfd(_MAIN.read_bytes())
+        static = [a for a in base._static if a != "--disable-userns"]  # runs unshare a user namespace each
+        args = ["--tmpfs", _WORK, "--tmpfs", "/tmp", "--dir", "/zygote"]
+        for path in base.ro_paths:
+            args += ["--ro-bind", path, path]
+        args += ["--ro-bind-data", str(main_fd), "/zygote/main.py", "--remount-ro", "/", "--chdir", _WORK, "--clearenv"]
+        python = os.path.realpath(sys.executable)
+        argv = [*lease.prefix, *static, *args, "--", python, "-I", "-S", "/zygote/main.py", str(child.fileno())]
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            pass_fds=(child.fileno(), main_fd), start_new_session=True,
+        )
+        child.close()
+        os.close(main_fd)
+        self.uid = lease.uid
+        self.healthy = True
+
+    def close(self) -> None:
+        """Stop the zygote and everything under it."""
+        self.healthy = False
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.SubprocessError, OSError):
+            self.proc.wait(timeout=5)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        self._stack.close()  # releases the uid slot (and sweeps anything left under it)
+
+    def run(self, argv: list[str], files: dict[str, bytes], limits: Limits, stdin: bytes, env: dict[str, str]) -> SandboxResult:
+        """Send one job and collect its outcome."""
+        blob = b"".join(
+            struct.pack("<IQ", len(name.encode()), len(data)) + name.encode() + data for name, data in files.items()
+        )
+        inprocess = argv[0] == sys.executable and argv[-1].endswith(".py") and set(argv[1:-1]) <= _IN_PROCESS_FLAGS
+        header = {
+            "argv": argv,
+            "inprocess": inprocess,
+            "faulthandler": "faulthandler" in argv,
+            "env": env,
+            "blob_size": len(blob),
+            "limits": {
+                "cpu_seconds": limits.cpu_seconds,
+                "wall_seconds": limits.wall_seconds,
+                "memory_bytes": limits.memory_bytes,
+                "nproc": limits.processes + _NPROC_OVERHEAD,
+                "file_size_bytes": limits.file_size_bytes,
+                "open_files": limits.open_files,
+                "disk_bytes": limits.disk_bytes,
+            },
+        }
+        encoded = json.dumps(header).encode()
+        pipes = {name: os.pipe() for name in ("stdin", "stdout", "stderr", "channel", "status")}
+        theirs = [pipes["stdin"][0], pipes["stdout"][1], pipes["stderr"][1], pipes["channel"][1], pipes["status"][1]]
+        ours = {"stdout": pipes["stdout"][0], "stderr": pipes["stderr"][0], "channel": pipes["channel"][0], "status": pipes["status"][0]}
+        start = time.monotonic()
+        try:
+            try:
+                socket.send_fds(self.sock, [struct.pack("<I", len(encoded))], theirs)
+                self.sock.sendall(encoded + blob)
+            except OSError as exc:
+                self.healthy = False
+                raise ZygoteDied(str(exc)) from exc
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        captures = {
+            ours["stdout"]: Capture(limits.output_bytes),
+            ours["stderr"]: Capture(limits.output_bytes),
+            ours["channel"]: Capture(limits.channel_bytes),
+            ours["status"]: Capture(4096),
+        }
+        reply, flooded = self._pump(pipes["stdin"][1], stdin, captures, start + limits.wall_seconds + _HOST_GRACE_S)
+        wall = time.monotonic() - start
+        status_line = bytes(captures[ours["status"]].data).split()
+        if reply is None:
+            self.healthy = False
+            raise ZygoteDied("the zygote did not answer")
+        status, cpu = (int(status_line[0]), float(status_line[1])) if len(status_line) == 2 else (None, 0.0)
+        exit_code = sig = None
+        if status is not None:
+            if os.WIFSIGNALED(status):
+                sig = os.WTERMSIG(status)
+            else:
+                exit_code = os.WEXITSTATUS(status)
+        cpu_hit = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= math.ceil(limits.cpu_seconds))
+        error = None
+        if not reply.get("started", True):
+            error = "the sandbox could not start the run: " + bytes(captures[ours["stderr"]].data).decode(errors="replace")[-300:]
+        elif status is None and not reply.get("timed_out") and not flooded:
+            error = "the sandbox's run init gave no status"
+        if flooded and sig is None:
+            sig = signal.SIGKILL
+        out, err, chan = (captures[ours[k]] for k in ("stdout", "stderr", "channel"))
+        return SandboxResult(
+            exit_code=exit_code,
+            signal=sig,
+            stdout=bytes(out.data),
+            stderr=bytes(err.data),
+            channel=bytes(chan.data),
+            wall_seconds=wall,
+            cpu_seconds=cpu,
+            timed_out=bool(reply.get("timed_out")) or cpu_hit,
+            output_truncated=out.truncated or err.truncated or chan.truncated,
+            error=error,
+        )
+
+    def _pump(self, stdin_fd: int, stdin: bytes, captures: dict[int, Capture], deadline: float) -> tuple[dict | None, bool]:
+        """Feed stdin, drain the pipes, and wait for the zygote's reply line."""
+        poller = select.poll()
+        for fd in captures:
+            os.set_blocking(fd, False)
+            poller.register(fd, select.POLLIN)
+        os.set_blocking(stdin_fd, False)
+        if stdin:
+            poller.register(stdin_fd, select.POLLOUT)
+        else:
+            os.close(stdin_fd)
+            stdin_fd = -1
+        sock_fd = self.sock.fileno()
+        poller.register(sock_fd, select.POLLIN)
+        reply_buf = b""
+        reply: dict | None = None
+        offset, flooded, killed = 0, False, False
+        open_fds = set(captures)
+        try:
+            while open_fds or reply is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None, flooded
+                for fd, _ in poller.poll(remaining * 1000):
+                    if fd == stdin_fd:
+                        try:
+                            offset += os.write(fd, stdin[offset : offset + _READ])
+                        except BlockingIOError:
+                            continue
+                        except OSError:
+                            offset = len(stdin)
+                        if offset >= len(stdin):
+                            poller.unregister(fd)
+                            os.close(fd)
+                            stdin_fd = -1
+                    elif fd == sock_fd:
+                        chunk = self.sock.recv(4096)
+                        if not chunk:
+                            return None, flooded
+                        reply_buf += chunk
+                        if b"\n" in reply_buf:
+                            reply = json.loads(reply_buf.split(b"\n", 1)[0])
+                            poller.unregister(sock_fd)
+                    else:
+                        try:
+                            chunk = os.read(fd, _READ)
+                        except BlockingIOError:
+                            continue
+                        if not chunk:
+                            poller.unregister(fd)
+                            open_fds.discard(fd)
+                            continue
+                        capture = captures[fd]
+                        capture.add(chunk)
+                        if not killed and capture.seen - capture.cap > FLOOD_BYTES:
+                            self.sock.sendall(b"k")  # draining a flood forever only burns CPU
+                            killed = flooded = True
+        finally:
+            if stdin_fd >= 0:
+                os.close(stdin_fd)
+            for fd in captures:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        return reply, flooded
+
+
+class ZygoteSandbox:
+    """The bubblewrap sandbox with warm zygotes: same isolation per run, a fraction of the start-up cost."""
+
+    name = "bubblewrap"
+    isolation = (
+        "bubblewrap with warm zygotes: no network; per run its own user, mount, pid and ipc namespaces, "
+        "a fresh size-capped tmpfs work dir and /tmp, no capabilities, rlimits; read-only /usr and interpreter "
+        "dirs only; the run's pid namespace is killed at the end (as root: a dedicated uid per worker)"
+    )
+
+    def __init__(self, ro_binds: Sequence[str] = ()) -> None:
+        self._base = BubblewrapSandbox(ro_binds)
+        self.ro_paths = self._base.ro_paths
+        self._idle: queue.SimpleQueue[_Zygote] = queue.SimpleQueue()
+        self._all: list[_Zygote] = []
+        self._lock = threading.Lock()
+
+    @classmethod
+    def available(cls) -> bool:
+        """Whether nested user namespaces work here (probed once by a real run)."""
+        return _probe()
+
+    def _take(self) -> _Zygote:
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            zygote = _Zygote(self._base)
+            with self._lock:
+                self._all.append(zygote)
+            return zygote
+
+    def run(
+        self,
+        argv: list[str],
+        files: dict[str, bytes],
+        limits: Limits,
+        stdin: bytes = b"",
+        env: dict[str, str] | None = None,
+        collect: tuple[str, ...] = (),
+    ) -> SandboxResult:
+        """Run argv in a fresh work dir holding `files`, in a fresh set of namespaces."""
+        if collect:  # reading files back is the one-shot sandbox's job
+            return self._base.run(argv, files, limits, stdin, env, collect)
+        check_files(files, collect)
+        for name in files:
+            relative_path(name)
+        full_env = default_env(_WORK, "/tmp", env)
+        for attempt in (1, 2):
+            zygote = self._take()
+            try:
+                result = zygote.run(argv, files, limits, stdin, full_env)
+            except ZygoteDied as exc:
+                zygote.close()
+                if attempt == 2:
+                    return SandboxResult(None, None, b"", b"", b"", 0.0, 0.0, error=f"sandbox zygote died: {exc}")
+                continue
+            if zygote.healthy:
+                self._idle.put(zygote)
+            else:
+                zygote.close()
+            return result
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Stop every zygote."""
+        with self._lock:
+            for zygote in self._all:
+                zygote.close()
+            self._all.clear()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+@functools.cache
+def _probe() -> bool:
+    sandbox = ZygoteSandbox()
+    try:
+        result = sandbox.run(["/bin/true"], {}, Limits(cpu_seconds=5, wall_seconds=20))
+    except (OSError, RuntimeError):
+        return False
+    finally:
+        sandbox.close()
+    return result.error is None and result.exit_code == 0
