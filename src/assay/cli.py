@@ -141,6 +141,10 @@ def evaluate(
     except RunStoreError as exc:
         progress.stop()
         fail(str(exc))
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
     progress.stop()
     elapsed = time.monotonic() - started
     show(result, bench.name, elapsed)

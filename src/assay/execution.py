@@ -281,8 +281,16 @@ class Executor:
             # Phase 1: references (rule 3), and expected outputs for case-tested problems.
             ref_keys = {pid: _digest("reference", self.program_hash(p, p.prompt + p.reference)) for pid, p in problems.items()}
             pending: dict[str, Future[Verdict]] = {}
+            # Reference checks are cached across runs, like EvalPlus's ground truth (even with --no-cache).
+            ref_cache = VerdictCache(self.cache_dir / "references.sqlite") if self.cache_dir else None
             for pid, problem in problems.items():
                 stored = store.reference_verdict(ref_keys[pid])
+                if stored is None and ref_cache is not None:
+                    stored = ref_cache.get(ref_keys[pid])
+                    if stored is not None:
+                        store.put_reference_verdict(ref_keys[pid], stored)
+                        if on_reference:
+                            on_reference()
                 if stored is None:
                     pending[pid] = pool.submit(self.check_reference, problem)
                     continue
@@ -292,10 +300,14 @@ class Executor:
             for pid, future in pending.items():
                 verdict = future.result()
                 store.put_reference_verdict(ref_keys[pid], verdict)
+                if ref_cache is not None and verdict.status is not Status.SANDBOX_ERROR:
+                    ref_cache.put(ref_keys[pid], verdict)
                 if not verdict.passed:
                     defects[pid] = verdict
                 if on_reference:
                     on_reference()
+            if ref_cache is not None:
+                ref_cache.close()
             # Phase 2: samples; one run per distinct program.
             done = store.done_programs()
             by_hash: dict[str, tuple[Problem, str, int]] = {}
@@ -322,7 +334,7 @@ class Executor:
                 h, count = futures[future]
                 verdict = future.result()
                 store.put(h, verdict)  # written before it is reported
-                if cache:
+                if cache and verdict.status is not Status.SANDBOX_ERROR:
                     cache.put(h, verdict)
                 if on_verdict:
                     on_verdict(count)

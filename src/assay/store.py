@@ -132,9 +132,9 @@ class RunStore(VerdictCache):
             self._db.execute("COMMIT")
 
     def done_programs(self) -> set[str]:
-        """Program hashes that already have a verdict."""
+        """Program hashes that already have a verdict (a sandbox error is retried, so it does not count)."""
         with self._lock:
-            return {row[0] for row in self._db.execute("SELECT program_hash FROM verdicts")}
+            return {row[0] for row in self._db.execute("SELECT program_hash FROM verdicts WHERE status != 'sandbox_error'")}
 
     def results(self) -> Iterator[tuple[str, int, str | None, str | None, dict[str, Any], Verdict | None]]:
         """Every sample with its verdict (None if not judged yet), in samples-file order."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from assay.sandbox._limits import Confinement, SandboxSetupError, find_tool, init_argv
 from assay.sandbox.base import Limits, SandboxResult
 from assay.sandbox.process import (
-    CHANNEL_BYTES,
+    _channel_cap,
     check_files,
     default_env,
     failed,
@@ -62,7 +62,7 @@ class BubblewrapSandbox:
         "pid namespace is killed at the end (as root: a dedicated uid per run)"
     )
 
-    def __init__(self, ro_binds: Sequence[str] = (), channel_bytes: int = CHANNEL_BYTES) -> None:
+    def __init__(self, ro_binds: Sequence[str] = (), channel_bytes: int | None = None) -> None:
         binds = []
         for path in ro_binds:
             if not os.path.exists(path):
@@ -154,7 +154,7 @@ class BubblewrapSandbox:
                     stdin=stdin,
                     report_cap=report_cap(collect, limits),
                     more_fds=fds,
-                    channel_bytes=max(self.channel_bytes, limits.channel_bytes),
+                    channel_bytes=_channel_cap(self.channel_bytes, limits),
                 )
         except SandboxSetupError as exc:
             return failed(str(exc))

@@ -36,6 +36,11 @@ MAX_FILES = 512
 _READ = 1 << 16
 
 
+def _channel_cap(fixed: int | None, limits: Limits) -> int:
+    """The run's channel cap: the limit's, or the sandbox's own when one was set and is smaller."""
+    return limits.channel_bytes if fixed is None else min(fixed, limits.channel_bytes)
+
+
 def _gone() -> contextlib.suppress:
     """For best-effort kills and closes of things that may be gone already."""
     return contextlib.suppress(OSError)
@@ -315,7 +320,7 @@ class ProcessSandbox:
         "as the caller and can signal the caller's processes)"
     )
 
-    def __init__(self, ro_binds: Sequence[str] = (), channel_bytes: int = CHANNEL_BYTES) -> None:
+    def __init__(self, ro_binds: Sequence[str] = (), channel_bytes: int | None = None) -> None:
         # as root the run's uid must still reach the interpreter and toolchains (e.g. under /root)
         self._confinement = Confinement(reveal=python_dirs() + list(ro_binds))
         self._perl = find_tool("perl")
@@ -362,7 +367,7 @@ class ProcessSandbox:
                     env=default_env(work, tmp, env),
                     stdin=stdin,
                     report_cap=report_cap(collect, limits),
-                    channel_bytes=max(self.channel_bytes, limits.channel_bytes),
+                    channel_bytes=_channel_cap(self.channel_bytes, limits),
                     spare_init=True,
                 )
         except SandboxSetupError as exc:
