@@ -12,12 +12,12 @@ from assay import cli
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("benchmark", ["humaneval", "humaneval-plus", "mbpp-plus"])
-def test_reference_solutions_pass(benchmark: str, tmp_path: Path, data_dir: Path) -> None:
+@pytest.mark.parametrize("name", ["humaneval", "humaneval-plus", "mbpp-plus"])
+def test_reference_solutions_pass(name: str, tmp_path: Path, data_dir: Path) -> None:
     out = tmp_path / "scores.json"
     result = CliRunner().invoke(
         cli.app,
-        ["evaluate", benchmark, "--references", "--data-dir", str(data_dir), "--run-dir", str(tmp_path / "run"), "--json", str(out), "--plain", "--k", "1"],
+        ["evaluate", name, "--references", "--data-dir", str(data_dir), "--run-dir", str(tmp_path / "run"), "--json", str(out), "--plain", "--k", "1"],
     )
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())

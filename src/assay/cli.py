@@ -184,6 +184,8 @@ def show(result, name: str, elapsed: float) -> None:  # type: ignore[no-untyped-
         err.print(f"[yellow]warning:[/] {sum(result.unknown_tasks.values())} samples name task ids not in {name}: {listed}")
     for pid, message in result.defects.items():
         err.print(f"[yellow]defective problem[/] {pid}: reference solution {message}")
+    for pid, message in result.notes.items():
+        err.print(f"[yellow]note[/] {pid}: {message}")
 
 
 @app.command()

@@ -30,6 +30,7 @@ class Evaluation:
     unknown_tasks: dict[str, int]
     defects: dict[str, str]
     results_path: Path
+    notes: dict[str, str] = field(default_factory=dict)
     missing_k: dict[str, list[int]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -43,6 +44,7 @@ class Evaluation:
             "n_samples": self.n_samples,
             "unknown_task_ids": self.unknown_tasks,
             "defective_problems": self.defects,
+            "problem_notes": self.notes,
             "results_file": str(self.results_path),
         }
 
@@ -147,6 +149,7 @@ def evaluate(
     if cache:
         cache.close()
     evaluation = score_run(store, benchmark, ks, config, unknown, {k: v.message for k, v in defects.items()})
+    evaluation.notes = dict(executor.notes)
     store.close()
     return evaluation
 

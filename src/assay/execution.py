@@ -18,12 +18,13 @@ from assay import __version__
 from assay.languages import plaindata
 from assay.languages import python as py
 from assay.oracles import NOT_NONE, expected_for, suite_atols
-from assay.problems import Benchmark, CaseTests, Problem, ProgramTests, Status, Verdict
+from assay.problems import Benchmark, CaseTests, Problem, ProgramTests, Status, TestDetail, Verdict
 from assay.samples import RawSample as Sample
 from assay.sandbox.base import Limits, Sandbox
 from assay.store import RunStore, VerdictCache
 
 GiB = 1024**3
+SKIPPED_INPUTS = "skipped-inputs"
 REFERENCE_TIMEOUT = 20.0  # CPU seconds a reference solution's test program may take
 
 
@@ -48,8 +49,9 @@ class Expected:
 
     values: list[Any]
     cpu: list[float]
-    invalid: list[int] = field(default_factory=list)  # cases on which the reference itself failed
+    invalid: list[int] = field(default_factory=list)  # cases left out: the reference failed or hit a limit
     messages: list[str] = field(default_factory=list)
+    raised: int = 0  # of the invalid cases, those where the reference raised: a defect of the problem
 
 
 def _dump_value(value: Any) -> Any:
@@ -127,14 +129,14 @@ class Executor:
         path = self._expected_path(problem)
         if path is not None and path.exists():
             data = json.loads(path.read_text())
-            exp = Expected([_load_value(v) for v in data["values"]], data["cpu"], data["invalid"], data["messages"])
+            exp = Expected([_load_value(v) for v in data["values"]], data["cpu"], data["invalid"], data["messages"], data.get("raised", 0))
         else:
             exp = self._compute_expected(problem)
             if path is not None and not exp.messages[:1] == ["sandbox"]:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_suffix(f".tmp{os.getpid()}")
                 values = [_dump_value(v) for v in exp.values]
-                tmp.write_text(json.dumps({"values": values, "cpu": exp.cpu, "invalid": exp.invalid, "messages": exp.messages}))
+                tmp.write_text(json.dumps({"values": values, "cpu": exp.cpu, "invalid": exp.invalid, "messages": exp.messages, "raised": exp.raised}))
                 os.replace(tmp, path)
         self._expected[problem.id] = exp
         return exp
@@ -154,12 +156,14 @@ class Executor:
             memory_bytes=self.settings.memory_bytes,
             processes=self.settings.processes,
             output_bytes=self.settings.output_bytes,
+            channel_bytes=py.CASES_CHANNEL_BYTES,
         )
         run = py.run_driver(self.sandbox, job, limits)
         values: list[Any] = []
         cpu: list[float] = []
         invalid: list[int] = []
         messages: list[str] = []
+        raised = 0
         for i in range(len(args)):
             outcome = run.outcomes[i] if i < len(run.outcomes) else None
             if outcome is not None and outcome[0] == "big":
@@ -170,8 +174,10 @@ class Executor:
                 invalid.append(i)
                 values.append(None)
                 cpu.append(0.0)
+                if outcome is not None and outcome[0] in ("raise", "unplain"):
+                    raised += 1
                 if len(messages) < 5:
-                    why = "did not run" if outcome is None else str(outcome[1])
+                    why = "did not run" if outcome is None else f"{outcome[0]}: {outcome[1]}"
                     messages.append(f"reference fails on input {i}: {why}")
                 continue
             value = plaindata.decode(outcome[1])
@@ -179,7 +185,7 @@ class Executor:
             cpu.append(float(outcome[-1]))
         if run.report is None and run.sandbox.error:
             messages.insert(0, "sandbox")
-        return Expected(values, cpu, invalid, messages)
+        return Expected(values, cpu, invalid, messages, raised)
 
     def case_judging(self, problem: Problem) -> tuple[py.CaseJudging, list[float]]:
         """What judging a case-tested problem needs, and each valid case's CPU time limit."""
@@ -231,6 +237,7 @@ class Executor:
             memory_bytes=s.memory_bytes,
             processes=s.processes,
             output_bytes=s.output_bytes,
+            channel_bytes=py.CASES_CHANNEL_BYTES,
         )
         run = py.run_driver(self.sandbox, job, limits)
         return py.judge_cases(run, judging)
@@ -251,17 +258,25 @@ class Executor:
         if check is not None and check.duration_s is not None:
             self._reference_cpu[problem.id] = check.duration_s
 
+    def _note_skipped(self, pid: str, verdict: Verdict) -> None:
+        for test in verdict.tests:
+            if test.name == SKIPPED_INPUTS:
+                self.notes[pid] = test.message
+
     def check_reference(self, problem: Problem) -> Verdict:
         """Rule 3: a problem's reference solution must pass its own tests."""
         verdict = self.judge(problem, problem.prompt + problem.reference)
         self.note_reference(problem, verdict)
         if isinstance(problem.tests, CaseTests):
             exp = self.expected(problem)
-            if exp.invalid:
+            if exp.raised:
                 msg = f"reference fails {len(exp.invalid)} of its {len(exp.values)} inputs; first: " + "; ".join(
                     m for m in exp.messages if m != "sandbox"
                 )
                 return Verdict(status=Status.FAILED, message=f"failed: {msg}", tests=verdict.tests, duration_s=verdict.duration_s)
+            if exp.invalid:  # the reference hit a resource limit there: those inputs are left out, visibly
+                note = f"{len(exp.invalid)} of {len(exp.values)} inputs left out (the reference exceeded Assay's limits on them): " + "; ".join(exp.messages[:2])
+                verdict.tests.append(TestDetail(name=SKIPPED_INPUTS, status=Status.PASSED, message=note))
         return verdict
 
     # ------------------------------------------------------------ many programs
@@ -277,6 +292,7 @@ class Executor:
         """Judge every sample not judged yet; returns reference-check verdicts of defective problems."""
         problems = {s.task_id: self.benchmark.problems[s.task_id] for s in samples}
         defects: dict[str, Verdict] = {}
+        self.notes: dict[str, str] = {}  # problem -> what was left out of its tests, and why
         with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="assay") as pool:
             # Phase 1: references (rule 3), and expected outputs for case-tested problems.
             ref_keys = {pid: _digest("reference", self.program_hash(p, p.prompt + p.reference)) for pid, p in problems.items()}
@@ -295,6 +311,7 @@ class Executor:
                     pending[pid] = pool.submit(self.check_reference, problem)
                     continue
                 self.note_reference(problem, stored)
+                self._note_skipped(pid, stored)
                 if not stored.passed:
                     defects[pid] = stored
             for pid, future in pending.items():
@@ -302,6 +319,7 @@ class Executor:
                 store.put_reference_verdict(ref_keys[pid], verdict)
                 if ref_cache is not None and verdict.status is not Status.SANDBOX_ERROR:
                     ref_cache.put(ref_keys[pid], verdict)
+                self._note_skipped(pid, verdict)
                 if not verdict.passed:
                     defects[pid] = verdict
                 if on_reference:

@@ -166,7 +166,8 @@ class CaseJudging:
     suite_sizes: dict[str, int] = field(default_factory=dict)
 
 
-BIG_OUTPUT = 1 << 20  # float-free outputs larger than this (encoded) cross the boundary as a digest
+BIG_OUTPUT = 1 << 16  # float-free outputs larger than this (encoded) cross the boundary as a digest
+CASES_CHANNEL_BYTES = 1 << 30  # all outputs of one run (HumanEval/130's floats alone are 114 MB)
 
 
 @dataclass(frozen=True)

@@ -176,6 +176,11 @@ def run_cases(job, report, nonce):
         try:
             signal.setitimer(signal.ITIMER_PROF, limits[i])
             out = fn(*args)
+            spent = _cpu() - start
+            if not_none:  # only "is it None" is judged; the real outputs (re.Match) are not plain data
+                out = out if out is None or type(out) is bool else True
+            # Encoding is inside the budget too, so a monstrous output cannot stall the run.
+            outcome = _outcome(out, big)
             signal.setitimer(signal.ITIMER_PROF, 0)
         except BaseException as exc:  # noqa: BLE001 - every exit path is a verdict
             signal.setitimer(signal.ITIMER_PROF, 0)
@@ -183,10 +188,8 @@ def run_cases(job, report, nonce):
             if not keep_going:
                 return
             continue
-        spent = _cpu() - start
-        if not_none:  # only "is it None" is judged; the real outputs (re.Match) are not plain data
-            out = out if out is None or type(out) is bool else True
-        emit(nonce, "outcome", _outcome(out, big) + [spent])
+        out = None  # free it before the next case
+        emit(nonce, "outcome", outcome + [spent])
 
 
 def _private_random_importer(seed):
