@@ -9,8 +9,8 @@ of an interpreter that is already loaded, not a new bwrap and a new interpreter.
 Process chain per job:  zygote -> C (unshares, forks, exits) -> G (pid 1 of the new namespaces:
 mounts, then reaps) -> H (the program: the Python driver in-process, or execve of argv).
 
-Protocol on the fd named by argv[1] (a Unix stream socket): the host sends a 4-byte length, a JSON header, and the
-job's fds (stdin, stdout, stderr, channel, status) with the first byte; then the files blob.
+Protocol on the fd named by argv[1] (a Unix stream socket): the host sends b"J" with the job's fds
+(stdin, stdout, stderr, channel, status) attached, a 4-byte length, a JSON header, then the files blob.
 G writes H's raw wait status and CPU time to the status fd. The zygote answers one JSON line per
 job: {"timed_out": bool}. A byte "k" from the host while a job runs kills it.
 """
@@ -221,13 +221,16 @@ def serve(sock):
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     while True:
         try:
-            first, fds, _flags, _addr = socket.recv_fds(sock, 4, 8)
+            first, fds, _flags, _addr = socket.recv_fds(sock, 1, 8)
         except OSError:
             return
         if not first:
             return
-        first += recv_exact(sock, 4 - len(first))
-        (size,) = struct.unpack("<I", first)
+        if first != b"J":  # a late kill request for a job that had already ended: ignore it
+            for fd in fds:
+                os.close(fd)
+            continue
+        (size,) = struct.unpack("<I", recv_exact(sock, 4))
         header = json.loads(recv_exact(sock, size))
         blob = recv_exact(sock, header["blob_size"])
         if "driver" in header:  # warm the compile cache for the in-process driver

@@ -12,6 +12,7 @@ in it. Python driver runs skip the interpreter start-up altogether: the child is
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import math
@@ -30,13 +31,13 @@ from pathlib import Path
 
 from assay.sandbox.base import Limits, SandboxResult
 from assay.sandbox.bubblewrap import BubblewrapSandbox, _memfd
-from assay.sandbox.process import FLOOD_BYTES, Capture, check_files, default_env, relative_path
+from assay.sandbox.process import FLOOD_BYTES, Capture, _channel_cap, check_files, default_env, relative_path
 
 _MAIN = Path(__file__).with_name("_zygote_main.py")
 _WORK = "/sandbox"
 _IN_PROCESS_FLAGS = {"-I", "-S", "-X", "faulthandler"}
 _READ = 1 << 16
-_NPROC_OVERHEAD = 6  # bwrap, its init, the zygote, the run's init and its forking parent share the uid
+_NPROC_OVERHEAD = 1  # the run's init: RLIMIT_NPROC counts per user namespace, and each run has its own
 _HOST_GRACE_S = 10.0  # beyond the run's wall limit, before we give up on the zygote itself
 
 
@@ -58,7 +59,8 @@ class _Zygote:
         self.sock = parent
         main_fd = _memfd(_MAIN.read_bytes())
         static = [a for a in base._static if a != "--disable-userns"]  # runs unshare a user namespace each
-        args = ["--tmpfs", _WORK, "--tmpfs", "/tmp", "--dir", "/zygote"]
+        # As the one-shot sandbox: /dev read-only but for /dev/shm (each run mounts its own capped tmpfs).
+        args = ["--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--tmpfs", _WORK, "--tmpfs", "/tmp", "--dir", "/zygote"]
         for path in base.ro_paths:
             args += ["--ro-bind", path, path]
         args += ["--ro-bind-data", str(main_fd), "/zygote/main.py", "--remount-ro", "/", "--chdir", _WORK, "--clearenv"]
@@ -115,8 +117,8 @@ class _Zygote:
         start = time.monotonic()
         try:
             try:
-                socket.send_fds(self.sock, [struct.pack("<I", len(encoded))], theirs)
-                self.sock.sendall(encoded + blob)
+                socket.send_fds(self.sock, [b"J"], theirs)
+                self.sock.sendall(struct.pack("<I", len(encoded)) + encoded + blob)
             except OSError as exc:
                 self.healthy = False
                 raise ZygoteDied(str(exc)) from exc
@@ -240,8 +242,9 @@ class ZygoteSandbox:
         "dirs only; the run's pid namespace is killed at the end (as root: a dedicated uid per worker)"
     )
 
-    def __init__(self, ro_binds: Sequence[str] = ()) -> None:
-        self._base = BubblewrapSandbox(ro_binds)
+    def __init__(self, ro_binds: Sequence[str] = (), channel_bytes: int | None = None) -> None:
+        self._base = BubblewrapSandbox(ro_binds, channel_bytes)
+        self.channel_bytes = channel_bytes
         self.ro_paths = self._base.ro_paths
         self._idle: queue.SimpleQueue[_Zygote] = queue.SimpleQueue()
         self._all: list[_Zygote] = []
@@ -252,14 +255,19 @@ class ZygoteSandbox:
         """Whether nested user namespaces work here (probed once by a real run)."""
         return _probe()
 
-    def _take(self) -> _Zygote:
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            zygote = _Zygote(self._base)
-            with self._lock:
-                self._all.append(zygote)
-            return zygote
+    def _take(self, fresh: bool = False) -> _Zygote:
+        while not fresh:
+            try:
+                zygote = self._idle.get_nowait()
+            except queue.Empty:
+                break
+            if zygote.proc.poll() is None:
+                return zygote
+            zygote.close()  # died while idle
+        zygote = _Zygote(self._base)
+        with self._lock:
+            self._all.append(zygote)
+        return zygote
 
     def run(
         self,
@@ -277,8 +285,9 @@ class ZygoteSandbox:
         for name in files:
             relative_path(name)
         full_env = default_env(_WORK, "/tmp", env)
+        limits = dataclasses.replace(limits, channel_bytes=_channel_cap(self.channel_bytes, limits))
         for attempt in (1, 2):
-            zygote = self._take()
+            zygote = self._take(fresh=attempt > 1)
             try:
                 result = zygote.run(argv, files, limits, stdin, full_env)
             except ZygoteDied as exc:
