@@ -206,14 +206,22 @@ def start_job(header, fds, blob):
         return 0
 
 
-def recv_exact(sock, n):
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = sock.recv(min(n - len(buf), 1 << 20))
-        if not chunk:
-            raise EOFError
-        buf += chunk
-    return bytes(buf)
+class Reader:
+    """Exact reads from the socket, starting with bytes already received."""
+
+    def __init__(self, sock, data):
+        self.sock = sock
+        self.buf = bytearray(data)
+
+    def take(self, n):
+        while len(self.buf) < n:
+            chunk = self.sock.recv(min(n - len(self.buf), 1 << 20))
+            if not chunk:
+                raise EOFError
+            self.buf += chunk
+        out = bytes(self.buf[:n])
+        del self.buf[:n]
+        return out
 
 
 def serve(sock):
@@ -221,20 +229,22 @@ def serve(sock):
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     while True:
         try:
-            first, fds, _flags, _addr = socket.recv_fds(sock, 1, 8)
+            data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 8)
         except OSError:
             return
-        if not first:
+        if not data:
             return
-        if first != b"J":  # a late kill request for a job that had already ended: ignore it
+        data = data.lstrip(b"k")  # late kill requests for jobs that had already ended
+        if not data:
             for fd in fds:
                 os.close(fd)
             continue
-        (size,) = struct.unpack("<I", recv_exact(sock, 4))
-        header = json.loads(recv_exact(sock, size))
-        blob = recv_exact(sock, header["blob_size"])
-        if "driver" in header:  # warm the compile cache for the in-process driver
-            pass
+        reader = Reader(sock, data)
+        if reader.take(1) != b"J" or len(fds) != 5:
+            raise EOFError("protocol error")
+        (size,) = struct.unpack("<I", reader.take(4))
+        header = json.loads(reader.take(size))
+        blob = reader.take(header["blob_size"])
         g = start_job(header, fds, blob)
         for fd in fds:
             os.close(fd)

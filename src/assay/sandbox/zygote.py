@@ -117,8 +117,10 @@ class _Zygote:
         start = time.monotonic()
         try:
             try:
-                socket.send_fds(self.sock, [b"J"], theirs)
-                self.sock.sendall(struct.pack("<I", len(encoded)) + encoded + blob)
+                # One message: the fds ride on its first bytes, and nothing can split the job from them.
+                message = b"J" + struct.pack("<I", len(encoded)) + encoded + blob
+                sent = socket.send_fds(self.sock, [message], theirs)
+                self.sock.sendall(message[sent:])
             except OSError as exc:
                 self.healthy = False
                 raise ZygoteDied(str(exc)) from exc
