@@ -214,7 +214,7 @@ def judge_cases(run: DriverRun, judging: CaseJudging) -> Verdict:
         kind, payload, cpu = outcome[0], outcome[1], outcome[-1]
         name = f"{judging.suites[i]}[{i}]"
         expected = judging.expected[i]
-        if kind == "big" or isinstance(expected, BigOutput):
+        if kind in ("ok", "big") and (kind == "big" or isinstance(expected, BigOutput)):
             if _same_big(kind, payload, outcome, expected):
                 passed_per_suite[judging.suites[i]] = passed_per_suite.get(judging.suites[i], 0) + 1
                 continue
