@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 import sys
@@ -334,9 +335,9 @@ def replay_check(helpers: str, test: str, entry_point: str, calls: list[dict[str
 
     namespace: dict[str, Any] = {"__builtins__": {**vars(__import__("builtins")), "__import__": _private_random_importer(seed)}}
     try:
-        exec(compile(helpers, "<prompt>", "exec"), namespace)
+        exec(_compiled(helpers, "<prompt>"), namespace)
         namespace[entry_point] = candidate  # as in the sandbox: calls by name are the sample's too
-        exec(compile(test, "<test>", "exec"), namespace)
+        exec(_compiled(test, "<test>"), namespace)
         namespace["check"](candidate)
     except AssertionError as exc:
         return Status.FAILED, f"AssertionError{': ' + str(exc) if str(exc) else ''}"
@@ -349,6 +350,12 @@ def replay_check(helpers: str, test: str, entry_point: str, calls: list[dict[str
     except Exception as exc:  # noqa: BLE001 - a wrong answer can make the test code itself raise
         return Status.FAILED, f"{type(exc).__name__}: {exc}"
     return Status.PASSED, ""
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(source: str, name: str) -> Any:
+    """Trusted benchmark code, compiled once per problem rather than once per sample."""
+    return compile(source, name, "exec")
 
 
 def _apply_mutation(args: tuple[Any, ...], after: list[Any]) -> None:

@@ -84,6 +84,20 @@ def unpack_files(blob):
     return files
 
 
+def warm_compile(script, blob):
+    """Compile the in-process script once in the zygote, so each run's fork inherits the code."""
+    for name, data in unpack_files(blob):
+        if name == script and data not in _code_cache:
+            if len(_code_cache) > 16:
+                _code_cache.clear()
+            _code_cache[data] = compile(data, os.path.join(WORK, script), "exec")
+
+
+def preload():
+    """Import what the driver and typical samples import, once, so runs start warm."""
+    import bisect, collections, copy, functools, hashlib, heapq, itertools, math, random, re, string, time, typing  # noqa: F401,E401
+
+
 def run_program(header, fds):
     """H: become the program."""
     stdin, stdout, stderr, channel = fds[:4]
@@ -101,7 +115,7 @@ def run_program(header, fds):
         script = os.path.join(WORK, argv[-1])
         sys.argv = [script]
         source = open(script, "rb").read()
-        code = _code_cache.get(source)
+        code = _code_cache.get(source)  # compiled by the zygote before the fork, once per script
         if code is None:
             code = compile(source, script, "exec")
         if header.get("faulthandler"):
@@ -245,6 +259,8 @@ def serve(sock):
         (size,) = struct.unpack("<I", reader.take(4))
         header = json.loads(reader.take(size))
         blob = reader.take(header["blob_size"])
+        if header.get("inprocess"):
+            warm_compile(header["argv"][-1], blob)
         g = start_job(header, fds, blob)
         for fd in fds:
             os.close(fd)
@@ -278,6 +294,7 @@ def serve(sock):
 
 
 def main():
+    preload()
     sock = socket.socket(fileno=int(sys.argv[1]))
     try:
         serve(sock)
