@@ -143,3 +143,11 @@ def test_humaneval_replay_follows_the_test_program(sandbox, tmp_path) -> None:
     p0 = bench.problems["HumanEval/0"]
     mutating = p0.prompt + "    numbers.sort()\n    return any(b - a < threshold for a, b in zip(numbers, numbers[1:]))\n"
     assert ex.judge(p0, mutating).status is Status.PASSED
+
+
+def test_messages_survive_huge_values(sandbox, tmp_path) -> None:
+    # Expected and actual outputs past Python's 4300-digit repr limit still give a one-line message.
+    bench = _case_benchmark("def f(n):\n    return 7 ** n\n", "f", [(20000,)])
+    ex = Executor(sandbox, bench, cache_dir=tmp_path)
+    verdict = ex.judge(bench.problems["T/0"], "def f(n):\n    return 7 ** n + 1\n")
+    assert verdict.status is Status.FAILED and "too large to print" in verdict.message

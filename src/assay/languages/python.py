@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import reprlib
 import secrets
 import sys
 import sysconfig
@@ -271,8 +272,16 @@ def _describe_big(expected: Any) -> str:
     return f"expected {_short(expected)}"
 
 
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 200
+
+
 def _short(value: Any, limit: int = 200) -> str:
-    text = repr(value)
+    """A bounded repr for messages: cheap on huge values, never raises (ints past 4300 digits do)."""
+    try:
+        text = _REPR.repr(value)
+    except ValueError:
+        text = f"<{type(value).__name__} too large to print>"
     return text if len(text) <= limit else text[:limit] + "..."
 
 
