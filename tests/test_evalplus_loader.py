@@ -52,7 +52,7 @@ def _restored_totals(bench: Benchmark) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def shared() -> Path:
-    from conftest import shared_data
+    from tests.conftest import shared_data
 
     path = shared_data()
     if not (path / "evalplus").is_dir():
