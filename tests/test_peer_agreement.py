@@ -15,7 +15,7 @@ disagreement that no longer happens fails too, so the list stays honest. An Assa
 Models: gpt-4-0613, gpt-3.5-turbo-0613 and Llama-2-70b-chat (492 samples each) and the two Reflexion
 GPT-4 runs (164 each) run by default: about 7 minutes on 2 cores, a third of it computing HumanEval+'s
 expected outputs once (the session's cache shares them). WizardCoder-34B and Mistral-7B (1,640
-samples each, about 6 more minutes together) run only when asked for:
+samples each, about 10 more minutes together) run only when asked for:
 
     ASSAY_FULL_AGREEMENT=1 python -m pytest tests/test_peer_agreement.py
 

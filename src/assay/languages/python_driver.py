@@ -24,6 +24,7 @@ import os
 import random
 import signal
 import sys
+import threading
 import time
 
 if __name__ == "__main__":
@@ -51,7 +52,33 @@ _BLOCKED_EVENTS = frozenset(
 )
 
 
+_LIBRARY_DIRS = (os.path.dirname(os.__file__),)  # the standard library; main() adds site-packages
+# Library code that returns frames to its caller: the way a sample would get at them.
+_FRAME_GADGETS = ("inspect.py", "traceback.py")
+_getframe = sys._getframe
+_guard = threading.local()
+_library_dirs = [_LIBRARY_DIRS]
+
+
+def _library_caller():
+    """Whether the code that called sys._getframe is installed library code (not a frame gadget)."""
+    _guard.busy = True
+    try:
+        filename = _getframe(2).f_code.co_filename  # 0: this, 1: the hook, 2: sys._getframe's caller
+    finally:
+        _guard.busy = False
+    return filename.startswith(_library_dirs[0]) and not filename.endswith(_FRAME_GADGETS)
+
+
 def _audit(event, args):
+    if getattr(_guard, "busy", False):
+        return  # the hook's own look-up of its caller (this thread only)
+    if event in ("sys._getframe", "object.__getattr__"):
+        # namedtuple, Enum, TypeVar, dataclasses, decimal, logging, numpy... look up their caller's
+        # module this way; the sample's own code, and library functions that hand frames back, may not.
+        if _library_caller():
+            return
+        raise RuntimeError(f"blocked by the Assay sandbox: {event}")
     if event in _BLOCKED_EVENTS or event.startswith("ctypes."):
         raise RuntimeError(f"blocked by the Assay sandbox: {event}")
     if event == "open" and args and isinstance(args[0], str) and args[0].startswith("/proc/"):
@@ -280,6 +307,7 @@ def main():
     for path in job.get("sys_path", []):
         if path not in sys.path:
             sys.path.append(path)
+    _library_dirs[0] = _LIBRARY_DIRS + tuple(job.get("sys_path", []))
     signal.signal(signal.SIGPROF, _on_sigprof)
     report = {"load_limit": job.get("load_limit", 10.0)}
     sys.addaudithook(_audit)
