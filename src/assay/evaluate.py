@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from assay import __version__
+from assay.benchmarks._fetch import sha256_file
 from assay.execution import Executor, Settings, hash_samples
 from assay.languages import python as py
 from assay.metrics import PassAtK, score_pass_at_k, status_counts
@@ -64,15 +64,6 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
-def file_sha256(path: Path) -> str:
-    """sha256 of a file's bytes."""
-    h = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def suite_flags(benchmark: Benchmark, task_id: str, verdict: Verdict) -> dict[str, bool]:
     """Pass flags per score label: HumanEval+ reports base tests and base + plus tests, like EvalPlus."""
     problem = benchmark.problems[task_id]
@@ -107,7 +98,7 @@ def evaluate(
             "source": benchmark.source,
             "n_problems": len(benchmark.problems),
         },
-        "samples": {"path": str(samples_path), "sha256": file_sha256(samples_path), "n": len(samples)},
+        "samples": {"path": str(samples_path), "sha256": sha256_file(samples_path), "n": len(samples)},
         "settings": asdict(settings),
         "sandbox": {"name": sandbox.name, "isolation": sandbox.isolation},
         "toolchain": {"python": py.python_version(), "driver": py.driver_digest()},

@@ -217,13 +217,7 @@ class Executor:
             timeout = self.program_timeout(problem)
             job = py.program_job(code, problem.tests.code, problem.entry_point, problem.prompt, timeout)
             cpu = timeout + 1  # the driver's own timer fires first; this catches code stuck in C
-            limits = Limits(
-                cpu_seconds=cpu,
-                wall_seconds=4 * cpu + 5,
-                memory_bytes=s.memory_bytes,
-                processes=s.processes,
-                output_bytes=s.output_bytes,
-            )
+            limits = self._limits(cpu, 4 * cpu + 5)
             run = py.run_driver(self.sandbox, job, limits)
             return py.judge_program(run, problem.prompt + problem.reference, problem.tests.code, problem.entry_point)
         judging, case_limits = self.case_judging(problem)
@@ -231,16 +225,16 @@ class Executor:
         big = None if tests.oracle else py.BIG_OUTPUT
         job = py.cases_job(code, problem.entry_point, judging.args, case_limits, run_all=False, not_none=tests.oracle == NOT_NONE, big_output=big)
         cpu = min(s.case_total_limit, sum(case_limits)) + 10  # + loading the sample
-        limits = Limits(
-            cpu_seconds=cpu,
-            wall_seconds=2 * cpu + 10,
-            memory_bytes=s.memory_bytes,
-            processes=s.processes,
-            output_bytes=s.output_bytes,
-            channel_bytes=py.CASES_CHANNEL_BYTES,
-        )
+        limits = self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES)
         run = py.run_driver(self.sandbox, job, limits)
         return py.judge_cases(run, judging)
+
+    def _limits(self, cpu: float, wall: float, channel_bytes: int | None = None) -> Limits:
+        """Sandbox limits for one run: the settings' memory, processes and output, with these times."""
+        s = self.settings
+        extra = {} if channel_bytes is None else {"channel_bytes": channel_bytes}
+        return Limits(cpu_seconds=cpu, wall_seconds=wall, memory_bytes=s.memory_bytes, processes=s.processes,
+                      output_bytes=s.output_bytes, **extra)
 
     def program_timeout(self, problem: Problem) -> float:
         """The CPU budget of one test-program run for this problem."""
