@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -53,19 +54,26 @@ class _Progress:
         if not self.plain:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self._bars = Progress(TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
+            self._bars = Progress(
+                TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("[yellow]{task.fields[note]}"), console=console
+            )
             self._bars.start()
+        self._lock = threading.Lock()
+        self._notes: dict[str, str] = {}
 
-    def __call__(self, what: str, done: int, total: int) -> None:
-        if self._bars is not None:
-            if what not in self._tasks:
-                self._tasks[what] = self._bars.add_task(what, total=total)
-            self._bars.update(self._tasks[what], completed=done, total=total)
-            return
-        now = time.monotonic()
-        if done == total or now - self._last.get(what, 0) > 5:
-            self._last[what] = now
-            print(f"[assay] {what}: {done}/{total}", file=sys.stderr, flush=True)
+    def __call__(self, what: str, done: int, total: int, note: str = "") -> None:
+        with self._lock:  # called from generation and executor threads
+            if self._bars is not None:
+                if what not in self._tasks:
+                    self._tasks[what] = self._bars.add_task(what, total=total, note=note)
+                self._bars.update(self._tasks[what], completed=done, total=total, note=note)
+                return
+            now = time.monotonic()
+            changed = note != self._notes.get(what, "")
+            if done == total or changed or now - self._last.get(what, 0) > 5:
+                self._last[what] = now
+                self._notes[what] = note
+                print(f"[assay] {what}: {done}/{total}" + (f" ({note})" if note else ""), file=sys.stderr, flush=True)
 
     def stop(self) -> None:
         if self._bars is not None:
@@ -186,6 +194,202 @@ def show(result, name: str, elapsed: float) -> None:  # type: ignore[no-untyped-
         err.print(f"[yellow]defective problem[/] {pid}: reference solution {message}")
     for pid, message in result.notes.items():
         err.print(f"[yellow]note[/] {pid}: {message}")
+
+
+# ---------------------------------------------------------------- models: generate and run
+
+ModelOpt = Annotated[str, typer.Option("--model", "-m", help="BACKEND/MODEL (openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, vllm/ORG/NAME, hf/ORG/NAME) or replay:SAMPLES.jsonl.")]
+NOpt = Annotated[int, typer.Option("--n", "-n", min=1, help="Samples per problem.")]
+TempOpt = Annotated[float, typer.Option("--temperature", min=0.0, help="Sampling temperature.")]
+TopPOpt = Annotated[float, typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling.")]
+MaxTokOpt = Annotated[int, typer.Option("--max-tokens", min=1, help="Most tokens per completion.")]
+StopOpt = Annotated[Optional[list[str]], typer.Option("--stop", help="Stop string (repeatable); default: the language's, for completion prompts.")]
+SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Sampling seed (sample i of a problem asks with seed+i).")]
+GreedyOpt = Annotated[bool, typer.Option("--greedy", help="Greedy decoding: temperature 0, top-p 1.")]
+BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama).")]
+KeyEnvOpt = Annotated[Optional[str], typer.Option("--api-key-env", help="Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).")]
+StyleOpt = Annotated[Optional[str], typer.Option("--prompt-style", help="completion (prompt is the prefix) or instruct (chat message); default: instruct, or completion for base models without a chat template.")]
+TemplateOpt = Annotated[Optional[Path], typer.Option("--template", help="Prompt template file (YAML with style/system/user, or a jinja2 text for the user message).")]
+ConnOpt = Annotated[int, typer.Option("--max-connections", min=1, help="Requests in flight at once.")]
+RpmOpt = Annotated[Optional[float], typer.Option("--rpm", help="Most requests per minute.")]
+TpmOpt = Annotated[Optional[float], typer.Option("--tpm", help="Most tokens per minute (estimated before sending).")]
+RetriesOpt = Annotated[int, typer.Option("--max-retries", min=0, help="Retries per request on 429, 5xx, timeouts and dropped connections.")]
+ReqTimeoutOpt = Annotated[float, typer.Option("--request-timeout", help="Seconds before a request is abandoned (and retried).")]
+PricesOpt = Annotated[Optional[Path], typer.Option("--prices", help="JSON price table, {\"backend/model\": {\"input\": USD per 1M tokens, \"output\": ...}}.")]
+LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=1, help="Only the first N problems.")]
+TasksOpt = Annotated[Optional[str], typer.Option("--task-ids", help="Comma-separated task ids to run (default: all).")]
+
+
+def _model_setup(benchmark: str, model: str, n: int, temperature: float, top_p: float, max_tokens: int, stop: Optional[list[str]], seed: Optional[int], greedy: bool,
+                 base_url: Optional[str], api_key_env: Optional[str], prompt_style: Optional[str], template: Optional[Path], max_connections: int,
+                 rpm: Optional[float], tpm: Optional[float], max_retries: int, request_timeout: float, limit: Optional[int], task_ids: Optional[str],
+                 data_dir: Optional[Path], dataset_file: Optional[Path], cache: Path):  # type: ignore[no-untyped-def]
+    """Benchmark, model, template, sampling and traffic settings from the options, or a one-line error."""
+    from assay.benchmarks import UnknownBenchmark, load_benchmark
+    from assay.benchmarks._fetch import DataUnavailable
+    from assay.generation import Traffic
+    from assay.models import get_model, parse_model_spec
+    from assay.models.base import GenerateConfig, ModelConfigError
+    from assay.prompts import TemplateError, default_template, load_template
+
+    try:
+        bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache, path=dataset_file)
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError) as exc:
+        fail(str(exc))
+    ids = list(bench.problems)
+    if task_ids:
+        ids = [t.strip() for t in task_ids.split(",") if t.strip()]
+        unknown = [t for t in ids if t not in bench.problems]
+        if unknown:
+            fail(f"--task-ids names tasks not in {bench.name}: {', '.join(unknown[:5])}")
+    if limit:
+        ids = ids[:limit]
+    try:
+        spec = parse_model_spec(model)
+        options: dict[str, object] = {"base_url": base_url, "timeout": request_timeout, "max_connections": max_connections}
+        if api_key_env:
+            options["api_key_env"] = api_key_env
+        api = get_model(spec, **options)
+        style = prompt_style
+        if style is None:
+            tokenizer = getattr(api, "tokenizer", None)
+            from assay.models.local import has_chat_template
+
+            style = "completion" if (tokenizer is not None and not has_chat_template(tokenizer)) else "instruct"
+        tmpl = load_template(template, prompt_style) if template else default_template(style)
+    except (ModelConfigError, TemplateError) as exc:
+        fail(str(exc))
+    config = GenerateConfig(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens, stop=tuple(stop or ()), seed=seed, greedy=greedy)
+    traffic = Traffic(max_connections=max_connections, requests_per_minute=rpm, tokens_per_minute=tpm, max_retries=max_retries)
+    return bench, spec, api, tmpl, config, traffic, ids
+
+
+def _show_generation(result) -> None:  # type: ignore[no-untyped-def]
+    """Print what generation did: samples, retries, tokens, cost, and what failed."""
+    st = result.stats
+    cost = f", cost ${st.cost_usd:.4f}" if st.cost_usd is not None else ""
+    retries = f", {st.retries} retries (" + ", ".join(f"{k} {v}" for k, v in st.retry_kinds.most_common()) + ")" if st.retries else ""
+    console.print(
+        f"generation: {st.generated} new samples, {st.already} already in the run, {st.requests} requests{retries}; "
+        f"tokens in {st.usage.input_tokens}, out {st.usage.output_tokens}{cost}"
+    )
+    if result.errors:
+        n_err = sum(len(v) for v in result.errors.values())
+        first = next(iter(result.errors.items()))
+        err.print(f"[yellow]warning:[/] {n_err} samples of {len(result.errors)} problems could not be generated (e.g. {first[0]}: {first[1][0]}); run the same command again to retry only those")
+
+
+def _default_run_dir(bench_name: str, spec) -> Path:  # type: ignore[no-untyped-def]
+    return Path("runs") / f"{bench_name.replace('/', '-')}--{spec.slug}"
+
+
+@app.command()
+def generate(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name, e.g. humaneval, humaneval-plus, mbpp-plus.")],
+    model: ModelOpt,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the samples here as JSONL (default: RUN_DIR/samples.jsonl).")] = None,
+    n: NOpt = 1, temperature: TempOpt = 0.2, top_p: TopPOpt = 0.95, max_tokens: MaxTokOpt = 1024, stop: StopOpt = None, seed: SeedOpt = None, greedy: GreedyOpt = False,
+    base_url: BaseUrlOpt = None, api_key_env: KeyEnvOpt = None, prompt_style: StyleOpt = None, template: TemplateOpt = None,
+    max_connections: ConnOpt = 16, rpm: RpmOpt = None, tpm: TpmOpt = None, max_retries: RetriesOpt = 6, request_timeout: ReqTimeoutOpt = 600.0,
+    prices: PricesOpt = None, limit: LimitOpt = None, task_ids: TasksOpt = None,
+    run_dir: Annotated[Optional[Path], typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>--<model>.")] = None,
+    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    dataset_file: Annotated[Optional[Path], typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
+    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads.")] = None,
+    plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
+) -> None:
+    """Sample completions from a model into a samples file (resumable; no execution)."""
+    _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
+                   max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
+                   execute=False, output=output)
+
+
+@app.command()
+def run(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name, e.g. humaneval, humaneval-plus, mbpp-plus.")],
+    model: ModelOpt,
+    n: NOpt = 1, temperature: TempOpt = 0.2, top_p: TopPOpt = 0.95, max_tokens: MaxTokOpt = 1024, stop: StopOpt = None, seed: SeedOpt = None, greedy: GreedyOpt = False,
+    base_url: BaseUrlOpt = None, api_key_env: KeyEnvOpt = None, prompt_style: StyleOpt = None, template: TemplateOpt = None,
+    max_connections: ConnOpt = 16, rpm: RpmOpt = None, tpm: TpmOpt = None, max_retries: RetriesOpt = 6, request_timeout: ReqTimeoutOpt = 600.0,
+    prices: PricesOpt = None, limit: LimitOpt = None, task_ids: TasksOpt = None,
+    k: Annotated[str, typer.Option("--k", help="Comma-separated k values for pass@k (those above n are skipped).")] = "1,10,100",
+    run_dir: Annotated[Optional[Path], typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>--<model>.")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write scores, generation accounting and the full configuration here.")] = None,
+    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    dataset_file: Annotated[Optional[Path], typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
+    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not reuse verdicts cached by earlier runs.")] = False,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
+    timeout: Annotated[Optional[float], typer.Option("--timeout", help="CPU seconds for a test program; default: max(1 s, 4x the reference's).")] = None,
+    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run samples as plain processes (NOT isolated).")] = False,
+    plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
+) -> None:
+    """Generate samples from a model and judge each one as it arrives; then score the run."""
+    _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
+                   max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
+                   execute=True, k=k, json_out=json_out, no_cache=no_cache, workers=workers, timeout=timeout, allow_weak_sandbox=allow_weak_sandbox)
+
+
+def _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,  # type: ignore[no-untyped-def]
+                   max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
+                   *, execute: bool, output=None, k="1", json_out=None, no_cache=False, workers=None, timeout=None, allow_weak_sandbox=False) -> None:
+    from assay.execution import Settings
+    from assay.generation import GenerationAborted
+    from assay.pipeline import run_model
+    from assay.prompts import TemplateError
+    from assay.sandbox import SandboxUnavailable, get_sandbox
+    from assay.store import RunStoreError
+
+    cache = cache_dir or default_cache_dir()
+    if prices is not None and not prices.is_file():
+        fail(f"--prices {prices}: no such file")
+    ks = parse_ks(k)
+    if not model.startswith("replay:"):
+        ks = [x for x in ks if x <= n] or [1]
+    bench, spec, api, tmpl, config, traffic, ids = _model_setup(
+        benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
+        max_connections, rpm, tpm, max_retries, request_timeout, limit, task_ids, data_dir, dataset_file, cache)
+    sandbox = None
+    if execute:
+        try:
+            sandbox = get_sandbox(allow_weak=allow_weak_sandbox)
+        except SandboxUnavailable as exc:
+            fail(str(exc))
+        if sandbox.name != "bubblewrap":
+            err.print(f"[yellow]warning:[/] {sandbox.isolation}")
+    run_dir = run_dir or _default_run_dir(bench.name, spec)
+    progress = _Progress(plain)
+    started = time.monotonic()
+    try:
+        result = run_model(bench, api, tmpl, config, run_dir, sandbox=sandbox, ks=ks, settings=Settings(timeout=timeout), traffic=traffic,
+                           workers=workers, cache_dir=cache, use_cache=not no_cache, prices_path=prices, task_ids=ids, progress=progress)
+    except (RunStoreError, GenerationAborted, TemplateError) as exc:
+        progress.stop()
+        fail(str(exc))
+    except KeyboardInterrupt:
+        progress.stop()
+        fail(f"interrupted; everything generated so far is kept in {run_dir}: run the same command again to continue")
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    progress.stop()
+    elapsed = time.monotonic() - started
+    _show_generation(result)
+    if output is not None and result.samples_path is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_bytes(result.samples_path.read_bytes())
+    console.print(f"samples: {output or result.samples_path}")
+    if result.evaluation is not None:
+        show(result.evaluation, bench.name, elapsed)
+    if json_out:
+        data = result.evaluation.to_json() if result.evaluation is not None else {"config": result.config}
+        data["generation"] = result.stats.to_json()
+        data["generation_errors"] = result.errors
+        data["wall_seconds"] = round(elapsed, 3)
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(data, indent=2))
+        console.print(f"scores and configuration: {json_out}")
 
 
 @app.command()

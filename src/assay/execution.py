@@ -95,6 +95,7 @@ class Executor:
         self.cache_dir = cache_dir
         self._expected: dict[str, Expected] = {}
         self._reference_cpu: dict[str, float] = {}
+        self.notes: dict[str, str] = {}  # problem -> what was left out of its tests, and why
 
     # ------------------------------------------------------------ identities
 
@@ -285,72 +286,96 @@ class Executor:
     ) -> dict[str, Verdict]:
         """Judge every sample not judged yet; returns reference-check verdicts of defective problems."""
         problems = {s.task_id: self.benchmark.problems[s.task_id] for s in samples}
-        defects: dict[str, Verdict] = {}
-        self.notes: dict[str, str] = {}  # problem -> what was left out of its tests, and why
         with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="assay") as pool:
-            # Phase 1: references (rule 3), and expected outputs for case-tested problems.
-            ref_keys = {pid: _digest("reference", self.program_hash(p, p.prompt + p.reference)) for pid, p in problems.items()}
-            pending: dict[str, Future[Verdict]] = {}
-            # Reference checks are cached across runs, like EvalPlus's ground truth (even with --no-cache).
-            ref_cache = VerdictCache(self.cache_dir / "references.sqlite") if self.cache_dir else None
-            for pid, problem in problems.items():
-                stored = store.reference_verdict(ref_keys[pid])
-                if stored is None and ref_cache is not None:
-                    stored = ref_cache.get(ref_keys[pid])
-                    if stored is not None:
-                        store.put_reference_verdict(ref_keys[pid], stored)
-                        if on_reference:
-                            on_reference()
-                if stored is None:
-                    pending[pid] = pool.submit(self.check_reference, problem)
-                    continue
-                self.note_reference(problem, stored)
-                self._note_skipped(pid, stored)
-                if not stored.passed:
-                    defects[pid] = stored
-            for pid, future in pending.items():
-                verdict = future.result()
-                store.put_reference_verdict(ref_keys[pid], verdict)
-                if ref_cache is not None and verdict.status is not Status.SANDBOX_ERROR:
-                    ref_cache.put(ref_keys[pid], verdict)
-                self._note_skipped(pid, verdict)
-                if not verdict.passed:
-                    defects[pid] = verdict
-                if on_reference:
-                    on_reference()
-            if ref_cache is not None:
-                ref_cache.close()
-            # Phase 2: samples; one run per distinct program.
-            done = store.done_programs()
-            by_hash: dict[str, tuple[Problem, str, int]] = {}
-            for sample in samples:
-                problem = problems[sample.task_id]
-                code = program_text(problem, sample)
-                h = self.program_hash(problem, code)
-                if h in done:
-                    continue
-                _, _, count = by_hash.get(h, (problem, code, 0))
-                by_hash[h] = (problem, code, count + 1)
-            if on_verdict:
-                on_verdict(len(samples) - sum(c for _, _, c in by_hash.values()))
-            futures: dict[Future[Verdict], tuple[str, int]] = {}
-            for h, (problem, code, count) in by_hash.items():
-                cached = cache.get(h) if cache else None
-                if cached is not None:
-                    store.put(h, cached)
-                    if on_verdict:
-                        on_verdict(count)
-                    continue
-                futures[pool.submit(self.judge, problem, code)] = (h, count)
-            for future in as_completed(futures):
-                h, count = futures[future]
-                verdict = future.result()
-                store.put(h, verdict)  # written before it is reported
-                if cache and verdict.status is not Status.SANDBOX_ERROR:
-                    cache.put(h, verdict)
-                if on_verdict:
-                    on_verdict(count)
+            defects = self.check_references(pool, problems, store, on_reference)
+            self.judge_stream(pool, samples, store, cache, on_verdict)
         return defects
+
+    def check_references(
+        self, pool: ThreadPoolExecutor, problems: dict[str, Problem], store: RunStore, on_reference: Callable[[], None] | None = None
+    ) -> dict[str, Verdict]:
+        """Rule 3: run each problem's reference first (also computes expected outputs); returns the defective ones."""
+        self.notes = {}  # problem -> what was left out of its tests, and why
+        defects: dict[str, Verdict] = {}
+        ref_keys = {pid: _digest("reference", self.program_hash(p, p.prompt + p.reference)) for pid, p in problems.items()}
+        pending: dict[str, Future[Verdict]] = {}
+        # Reference checks are cached across runs, like EvalPlus's ground truth (even with --no-cache).
+        ref_cache = VerdictCache(self.cache_dir / "references.sqlite") if self.cache_dir else None
+        for pid, problem in problems.items():
+            stored = store.reference_verdict(ref_keys[pid])
+            if stored is None and ref_cache is not None:
+                stored = ref_cache.get(ref_keys[pid])
+                if stored is not None:
+                    store.put_reference_verdict(ref_keys[pid], stored)
+                    if on_reference:
+                        on_reference()
+            if stored is None:
+                pending[pid] = pool.submit(self.check_reference, problem)
+                continue
+            self.note_reference(problem, stored)
+            self._note_skipped(pid, stored)
+            if not stored.passed:
+                defects[pid] = stored
+        for pid, future in pending.items():
+            verdict = future.result()
+            store.put_reference_verdict(ref_keys[pid], verdict)
+            if ref_cache is not None and verdict.status is not Status.SANDBOX_ERROR:
+                ref_cache.put(ref_keys[pid], verdict)
+            self._note_skipped(pid, verdict)
+            if not verdict.passed:
+                defects[pid] = verdict
+            if on_reference:
+                on_reference()
+        if ref_cache is not None:
+            ref_cache.close()
+        return defects
+
+    def judge_stream(
+        self,
+        pool: ThreadPoolExecutor,
+        samples: Iterable[Sample],
+        store: RunStore,
+        cache: VerdictCache | None = None,
+        on_verdict: Callable[[int], None] | None = None,
+    ) -> None:
+        """Judge samples as they come (a list, or a generator fed by a model); one run per distinct program.
+
+        A verdict is written to the store by the worker that produced it, before it is reported.
+        """
+        done = store.done_programs()
+        inflight: dict[str, Future[Verdict]] = {}
+        report = on_verdict or (lambda count: None)
+
+        def finish(h: str, future: Future[Verdict]) -> None:
+            if future.cancelled() or future.exception() is not None:
+                return  # re-raised below, in the caller's thread
+            verdict = future.result()
+            store.put(h, verdict)
+            if cache is not None and verdict.status is not Status.SANDBOX_ERROR:
+                cache.put(h, verdict)
+            report(1)
+
+        for sample in samples:
+            problem = self.benchmark.problems[sample.task_id]
+            code = program_text(problem, sample)
+            h = self.program_hash(problem, code)
+            if h in done:
+                report(1)
+                continue
+            if h in inflight:  # the same program is already running: count this sample when it is judged
+                inflight[h].add_done_callback(lambda f: report(1) if not f.exception() else None)
+                continue
+            cached = cache.get(h) if cache else None
+            if cached is not None:
+                store.put(h, cached)
+                done.add(h)
+                report(1)
+                continue
+            future = pool.submit(self.judge, problem, code)
+            inflight[h] = future
+            future.add_done_callback(lambda f, h=h: finish(h, f))
+        for future in inflight.values():
+            future.result()  # waits, and surfaces a crash in the judge
 
 
 def hash_samples(samples: Iterable[Sample]) -> str:

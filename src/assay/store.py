@@ -31,6 +31,14 @@ CREATE TABLE IF NOT EXISTS verdicts (
     status TEXT NOT NULL,
     verdict TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS generations (
+    task_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    ok INTEGER NOT NULL,
+    error TEXT,
+    record TEXT NOT NULL,
+    PRIMARY KEY (task_id, idx)
+);
 CREATE TABLE IF NOT EXISTS references_checked (
     problem_key TEXT PRIMARY KEY,
     verdict TEXT NOT NULL
@@ -106,11 +114,11 @@ class RunStore(VerdictCache):
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (key, json.dumps(value)))
 
-    def claim(self, identity: dict[str, Any]) -> bool:
+    def claim(self, identity: dict[str, Any], key: str = "identity") -> bool:
         """Bind this directory to one run identity; False if it already was (a resume)."""
-        existing = self.meta("identity")
+        existing = self.meta(key)
         if existing is None:
-            self.set_meta("identity", identity)
+            self.set_meta(key, identity)
             self.set_meta("schema_version", SCHEMA_VERSION)
             return True
         if existing != identity:
@@ -129,6 +137,51 @@ class RunStore(VerdictCache):
                 "INSERT OR IGNORE INTO samples(task_id, idx, seq, program_hash, completion, solution, extra) VALUES (?,?,?,?,?,?,?)",
                 [(t, i, seq, h, c, s, json.dumps(e)) for seq, (t, i, h, c, s, e) in enumerate(rows)],
             )
+            self._db.execute("COMMIT")
+
+    def add_generation(
+        self, task_id: str, idx: int, record: dict[str, Any], sample: tuple[int, str, str | None, str | None, dict[str, Any]] | None, error: str | None = None
+    ) -> None:
+        """Record one generated sample (with its samples row, seq/program_hash/completion/solution/extra) or its failure, atomically."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._db.execute(
+                "INSERT OR REPLACE INTO generations(task_id, idx, ok, error, record) VALUES (?,?,?,?,?)",
+                (task_id, idx, int(sample is not None), error, json.dumps(record)),
+            )
+            if sample is not None:
+                seq, h, completion, solution, extra = sample
+                self._db.execute(
+                    "INSERT OR REPLACE INTO samples(task_id, idx, seq, program_hash, completion, solution, extra) VALUES (?,?,?,?,?,?,?)",
+                    (task_id, idx, seq, h, completion, solution, json.dumps(extra)),
+                )
+            self._db.execute("COMMIT")
+
+    def generated(self) -> dict[str, set[int]]:
+        """Sample indexes per task that were generated successfully."""
+        out: dict[str, set[int]] = {}
+        with self._lock:
+            for task_id, idx in self._db.execute("SELECT task_id, idx FROM generations WHERE ok=1"):
+                out.setdefault(task_id, set()).add(idx)
+        return out
+
+    def generation_records(self) -> list[tuple[str, int, bool, str | None, dict[str, Any]]]:
+        """Every generation attempt's outcome: task_id, index, ok, error, record."""
+        with self._lock:
+            rows = self._db.execute("SELECT task_id, idx, ok, error, record FROM generations ORDER BY task_id, idx").fetchall()
+        return [(t, i, bool(ok), e, json.loads(r)) for t, i, ok, e, r in rows]
+
+    def samples(self) -> list[tuple[str, int, str, str | None, str | None, dict[str, Any]]]:
+        """Every sample: task_id, index, program_hash, completion, solution, extra (in seq order)."""
+        with self._lock:
+            rows = self._db.execute("SELECT task_id, idx, program_hash, completion, solution, extra FROM samples ORDER BY seq").fetchall()
+        return [(t, i, h, c, s, json.loads(e)) for t, i, h, c, s, e in rows]
+
+    def set_program_hashes(self, rows: list[tuple[str, str, int]]) -> None:
+        """Update samples' program hashes (program_hash, task_id, index): the limits or sandbox changed."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._db.executemany("UPDATE samples SET program_hash=? WHERE task_id=? AND idx=?", rows)
             self._db.execute("COMMIT")
 
     def done_programs(self) -> set[str]:

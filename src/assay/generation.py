@@ -1,0 +1,371 @@
+"""Sampling completions from a model: concurrent requests, retries, rate limits, accounting, resume.
+
+Each completion is written to the run store the moment it arrives, with everything that shaped
+it, so a killed run asks again only for what is missing and never for a sample it already has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+from aiolimiter import AsyncLimiter
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from assay import extract
+from assay.evaluate import now_iso
+from assay.models.base import Completion, GenerateConfig, ModelAPI, ModelError, Prompt, Response, Usage
+from assay.problems import Benchmark, Problem
+from assay.prompts import PromptTemplate
+from assay.store import RunStore
+
+SEQ_STRIDE = 1_000_000  # samples are ordered by problem, then index
+FATAL_KINDS = {"auth", "not_found"}  # every other request would fail the same way
+BATCH_PROMPTS = 64  # in-process engines: prompts per batch (what a kill can lose)
+
+
+class GenerationAborted(RuntimeError):
+    """The server refused in a way no retry fixes (bad key, unknown model); the message is one line."""
+
+
+class _Cancelled(Exception):
+    """Another request already found the server refusing: this one is not sent."""
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """How hard to push the server, and how patiently to retry."""
+
+    max_connections: int = 16
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    max_retries: int = 6
+    retry_initial: float = 1.0  # seconds; exponential backoff with full jitter from here
+    retry_max: float = 60.0
+    max_retry_after: float = 600.0  # a Retry-After longer than this is cut to this
+
+
+@dataclass
+class GenerationStats:
+    """What generation did, for progress and the run record."""
+
+    wanted: int = 0
+    already: int = 0
+    generated: int = 0
+    failed: int = 0
+    requests: int = 0
+    retries: int = 0
+    retry_kinds: Counter[str] = field(default_factory=Counter)
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """As plain data."""
+        return {
+            "wanted": self.wanted,
+            "already_done": self.already,
+            "generated": self.generated,
+            "failed": self.failed,
+            "requests": self.requests,
+            "retries": self.retries,
+            "retry_kinds": dict(self.retry_kinds),
+            "input_tokens": self.usage.input_tokens,
+            "output_tokens": self.usage.output_tokens,
+            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
+        }
+
+
+@dataclass(frozen=True)
+class NewSample:
+    """A generated sample as the executor sees it."""
+
+    task_id: str
+    index: int
+    completion: str | None
+    solution: str | None
+    extra: dict[str, Any]
+    line: int = 0
+
+
+def load_prices(path: Path | None = None) -> dict[str, dict[str, float]]:
+    """USD per million input/output tokens by 'backend/model' (the shipped table, or a user's JSON file)."""
+    text = path.read_text() if path else resources.files("assay.models").joinpath("prices.json").read_text()
+    data = json.loads(text)
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+def price_of(prices: dict[str, dict[str, float]], backend: str, model: str, usage: Usage) -> float | None:
+    """The cost of some usage, if the model is in the table."""
+    entry = prices.get(f"{backend}/{model}") or prices.get(model)
+    if entry is None:
+        return None
+    return (usage.input_tokens * entry["input"] + usage.output_tokens * entry["output"]) / 1e6
+
+
+def code_of(problem: Problem, text: str, style: str, stops: tuple[str, ...]) -> tuple[str | None, str | None, str]:
+    """(completion, solution, how): the code a reply stands for, continuing the prompt or replacing it."""
+    if style == "completion":
+        got = extract.extract_completion(text, problem.language, problem.prompt, stops or None)
+    else:
+        got = extract.extract_instruct(text, problem.language, problem.entry_point, problem.prompt)
+    if got.mode == "full_program":
+        return None, got.code, got.how
+    return got.code, None, got.how
+
+
+def stops_for(problem: Problem, template: PromptTemplate, config: GenerateConfig) -> tuple[str, ...]:
+    """Stop strings sent with a request: the user's, else (completion style) the benchmark's or the language's."""
+    if config.stop:
+        return config.stop
+    if template.style != "completion":
+        return ()
+    own = problem.extra.get("stop_tokens") if isinstance(problem.extra, dict) else None
+    if own:
+        return tuple(own)
+    return tuple(extract.DEFAULT_STOPS.get(problem.language, ()))
+
+
+class _Backoff:
+    """Wait before a retry: what Retry-After asked for, else exponential backoff with full jitter."""
+
+    def __init__(self, traffic: Traffic) -> None:
+        self.traffic = traffic
+
+    def __call__(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, ModelError) and exc.retry_after is not None:
+            return min(exc.retry_after, self.traffic.max_retry_after)
+        ceiling = min(self.traffic.retry_max, self.traffic.retry_initial * 2 ** (state.attempt_number - 1))
+        return random.uniform(0, ceiling)
+
+
+class Generator:
+    """Fills a run store with n samples per problem from one model."""
+
+    def __init__(
+        self,
+        benchmark: Benchmark,
+        model: ModelAPI,
+        template: PromptTemplate,
+        config: GenerateConfig,
+        store: RunStore,
+        traffic: Traffic = Traffic(),
+        prices: dict[str, dict[str, float]] | None = None,
+        program_hash: Callable[[Problem, str | None, str | None], str] | None = None,
+        on_sample: Callable[[NewSample], None] | None = None,
+        on_event: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.benchmark = benchmark
+        self.model = model
+        self.template = template
+        self.config = config
+        self.store = store
+        self.traffic = traffic
+        self.prices = prices if prices is not None else load_prices()
+        self.program_hash = program_hash
+        self.on_sample = on_sample
+        self.on_event = on_event or (lambda kind, info: None)
+        self.stats = GenerationStats()
+        self._order = {pid: i for i, pid in enumerate(benchmark.problems)}
+        self._pause_until = 0.0  # a 429's Retry-After holds back every request, not just the one that got it
+        self._fatal: str | None = None
+
+    # ------------------------------------------------------------ planning
+
+    def missing(self, task_ids: list[str] | None = None) -> dict[str, list[int]]:
+        """Sample indexes each problem still needs (failed generations included: they are retried)."""
+        have = self.store.generated()
+        wanted: dict[str, list[int]] = {}
+        for pid in task_ids or list(self.benchmark.problems):
+            n = self._n_for(pid)
+            todo = [i for i in range(n) if i not in have.get(pid, set())]
+            self.stats.wanted += n
+            self.stats.already += n - len(todo)
+            if todo:
+                wanted[pid] = todo
+        return wanted
+
+    def _n_for(self, task_id: str) -> int:
+        if self.model.name == "replay":
+            return self.model.count(task_id)  # type: ignore[attr-defined, no-any-return]
+        return self.config.n
+
+    # ------------------------------------------------------------ recording
+
+    def _record(self, problem: Problem, idx: int, completion: Completion, attempts: int, latency: float, request_n: int, served: str | None) -> None:
+        cost = price_of(self.prices, self.model.name, self.model.model, completion.usage)
+        settings: dict[str, Any] = self.config.effective().to_json()
+        settings["request_n"] = request_n
+        if self.model.name == "replay":
+            settings = {"replayed_from": self.model.model}
+        stops = stops_for(problem, self.template, self.config)
+        if self.model.name == "replay":
+            replayed = self.model.sample(problem.id, idx)  # type: ignore[attr-defined]
+            code, solution, how = replayed.completion, replayed.solution, "replay"
+        else:
+            code, solution, how = code_of(problem, completion.text, self.template.style, stops)
+        record = {
+            "model": self.model.model,
+            "backend": self.model.name,
+            "served_model": served,
+            "settings": settings,
+            "stop": list(stops),
+            "prompt_style": self.template.style,
+            "template": self.template.name,
+            "finish_reason": completion.finish_reason,
+            "input_tokens": completion.usage.input_tokens,
+            "output_tokens": completion.usage.output_tokens,
+            "cost_usd": None if cost is None else round(cost, 8),
+            "attempts": attempts,
+            "latency_s": round(latency, 3),
+            "generated_at": now_iso(),
+        }
+        extra = {"raw_completion": completion.text, "extraction": how, "generation": record}
+        h = self.program_hash(problem, code, solution) if self.program_hash else ""
+        seq = self._order[problem.id] * SEQ_STRIDE + idx
+        self.store.add_generation(problem.id, idx, record, (seq, h, code, solution, extra))
+        self.stats.generated += 1
+        self.stats.usage = self.stats.usage + completion.usage
+        if cost is not None:
+            self.stats.cost_usd = (self.stats.cost_usd or 0.0) + cost
+        if self.on_sample:
+            self.on_sample(NewSample(problem.id, idx, code, solution, extra))
+        self.on_event("sample", {"task_id": problem.id, "index": idx})
+
+    def _record_error(self, problem: Problem, indexes: list[int], error: ModelError, attempts: int) -> None:
+        reason = f"{error.kind}: {error} (after {attempts} attempt{'s' if attempts != 1 else ''})"
+        record = {"model": self.model.model, "backend": self.model.name, "attempts": attempts, "error_kind": error.kind, "failed_at": now_iso()}
+        for idx in indexes:
+            self.store.add_generation(problem.id, idx, record, None, error=reason)
+        self.stats.failed += len(indexes)
+        self.on_event("error", {"task_id": problem.id, "count": len(indexes), "reason": reason})
+
+    # ------------------------------------------------------------ requests
+
+    async def _request(
+        self, prompt: Prompt, n: int, config: GenerateConfig, limiter: asyncio.Semaphore, rpm: AsyncLimiter | None, tpm: AsyncLimiter | None, attempts: list[int]
+    ) -> tuple[Response, float]:
+        """One request with retries; attempts[0] counts the tries (also when the last one fails)."""
+        started = 0.0
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.traffic.max_retries + 1),
+            wait=_Backoff(self.traffic),
+            retry=retry_if_exception(lambda e: isinstance(e, ModelError) and e.retryable),
+            reraise=True,
+            before_sleep=self._before_sleep,
+        )
+        async for attempt in retrying:
+            with attempt:
+                attempts[0] += 1
+                async with limiter:
+                    if self._fatal is not None:
+                        raise _Cancelled()
+                    delay = self._pause_until - time.monotonic()
+                    if delay > 0:
+                        await asyncio.sleep(delay)
+                    if rpm is not None:
+                        await rpm.acquire()
+                    if tpm is not None:
+                        estimate = len(prompt.text or "".join(c for _, c in prompt.messages)) // 4 + config.max_tokens * n
+                        await tpm.acquire(min(estimate, tpm.max_rate))
+                    self.stats.requests += 1
+                    started = time.monotonic()
+                    response = await self.model.generate(prompt, n, config)
+        return response, time.monotonic() - started
+
+    def _before_sleep(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        kind = exc.kind if isinstance(exc, ModelError) else type(exc).__name__
+        self.stats.retries += 1
+        self.stats.retry_kinds[kind] += 1
+        if isinstance(exc, ModelError) and exc.retry_after is not None:
+            self._pause_until = max(self._pause_until, time.monotonic() + min(exc.retry_after, self.traffic.max_retry_after))
+        self.on_event("retry", {"kind": kind, "attempt": state.attempt_number, "message": str(exc)})
+
+    async def _fill(self, problem: Problem, indexes: list[int], limiter: asyncio.Semaphore, rpm: AsyncLimiter | None, tpm: AsyncLimiter | None) -> None:
+        """Get samples for these indexes, asking again for the rest when a server returns fewer than asked."""
+        prompt = self.template.render(problem)
+        stops = stops_for(problem, self.template, self.config)
+        todo = list(indexes)
+        short_replies = 0
+        while todo and self._fatal is None:
+            n = min(len(todo), self.model.max_n_per_request)
+            seed = None if self.config.seed is None else self.config.seed + todo[0]
+            config = GenerateConfig(n, self.config.temperature, self.config.top_p, self.config.max_tokens, stops, seed, self.config.greedy)
+            counter = [0]
+            try:
+                response, latency = await self._request(prompt, n, config, limiter, rpm, tpm, counter)
+            except _Cancelled:
+                return
+            except ModelError as exc:
+                self._record_error(problem, todo[:n], exc, counter[0])
+                if exc.kind in FATAL_KINDS:
+                    self._fatal = f"{self.model.name} refused {self.model.model}: {exc}"
+                todo = todo[n:]
+                continue
+            got = response.completions[:n]
+            if not got:
+                short_replies += 1
+                if short_replies > self.traffic.max_retries:
+                    self._record_error(problem, todo[:n], ModelError("the server returned no completions", retryable=False, kind="malformed"), short_replies)
+                    todo = todo[n:]
+                continue
+            for idx, completion in zip(todo, got):
+                self._record(problem, idx, completion, counter[0], latency, n, response.model)
+            todo = todo[len(got) :]  # fewer than asked (Ollama ignores n): ask again for the rest
+
+    async def _run_async(self, wanted: dict[str, list[int]]) -> None:
+        limiter = asyncio.Semaphore(self.traffic.max_connections)
+        rpm = AsyncLimiter(self.traffic.requests_per_minute, 60) if self.traffic.requests_per_minute else None
+        tpm = AsyncLimiter(self.traffic.tokens_per_minute, 60) if self.traffic.tokens_per_minute else None
+        jobs = []
+        for pid, indexes in wanted.items():
+            problem = self.benchmark.problems[pid]
+            step = max(1, self.model.max_n_per_request)
+            for start in range(0, len(indexes), step):
+                jobs.append(self._fill(problem, indexes[start : start + step], limiter, rpm, tpm))
+        try:
+            await asyncio.gather(*jobs)
+        finally:
+            await self.model.aclose()
+
+    def _run_batched(self, wanted: dict[str, list[int]]) -> None:
+        by_count: dict[int, list[str]] = {}
+        for pid, indexes in wanted.items():
+            by_count.setdefault(len(indexes), []).append(pid)
+        for count, pids in by_count.items():
+            for start in range(0, len(pids), BATCH_PROMPTS):
+                chunk = pids[start : start + BATCH_PROMPTS]
+                problems = [self.benchmark.problems[p] for p in chunk]
+                stops = stops_for(problems[0], self.template, self.config)
+                config = GenerateConfig(count, self.config.temperature, self.config.top_p, self.config.max_tokens, stops, self.config.seed, self.config.greedy)
+                began = time.monotonic()
+                responses = self.model.generate_batch([self.template.render(p) for p in problems], count, config)  # type: ignore[attr-defined]
+                latency = time.monotonic() - began
+                self.stats.requests += 1
+                for problem, response in zip(problems, responses):
+                    for idx, completion in zip(wanted[problem.id], response.completions):
+                        self._record(problem, idx, completion, 1, latency, count, response.model)
+
+    def run(self, task_ids: list[str] | None = None) -> GenerationStats:
+        """Generate every missing sample; raises GenerationAborted if the server refuses outright."""
+        wanted = self.missing(task_ids)
+        self.on_event("plan", {"wanted": self.stats.wanted, "already": self.stats.already})
+        if self.model.name == "replay":
+            for pid, indexes in wanted.items():
+                for idx in indexes:
+                    self._record(self.benchmark.problems[pid], idx, self.model.completion(pid, idx), 0, 0.0, 1, None)  # type: ignore[attr-defined]
+        elif self.model.batched:
+            self._run_batched(wanted)
+        else:
+            asyncio.run(self._run_async(wanted))
+        if self._fatal:
+            raise GenerationAborted(self._fatal)
+        return self.stats

@@ -1,0 +1,110 @@
+"""OpenAI-compatible servers through the official openai SDK: OpenAI, vLLM, SGLang, TGI, Ollama, llama.cpp, OpenRouter."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import openai
+
+from assay.models._http import malformed, sdk_error
+from assay.models.base import Completion, GenerateConfig, ModelConfigError, Prompt, Response, Usage, split_usage
+
+OFFICIAL_HOST = "api.openai.com"
+OFFICIAL_MAX_STOP = 4  # api.openai.com rejects more than 4 stop sequences; the rest are applied client-side
+
+
+class OpenAIModel:
+    """Chat completions (instruction prompts) or plain completions (completion prompts) over HTTP."""
+
+    name = "openai"
+    batched = False
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 600.0,
+        max_n_per_request: int = 128,
+        max_connections: int = 64,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        key = os.environ.get(api_key_env)
+        if not key:
+            if self.base_url is None:
+                raise ModelConfigError(f"set {api_key_env} to your OpenAI API key, or pass --base-url for a local server")
+            key = "EMPTY"  # vLLM, Ollama and llama.cpp accept any key; the SDK insists on one
+        self.api_key_env = api_key_env
+        self.timeout = timeout
+        self.official = self.base_url is None or OFFICIAL_HOST in self.base_url
+        self.max_n_per_request = max(1, max_n_per_request)
+        import httpx
+
+        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        # The SDK's own retries are off: Assay retries (and counts the retries) itself.
+        self.client = openai.AsyncOpenAI(
+            api_key=key,
+            base_url=self.base_url,
+            timeout=timeout,
+            max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(limits=limits, timeout=timeout),
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """Backend, model and endpoint (the key's variable name, never the key)."""
+        return {"backend": self.name, "model": self.model, "base_url": self.base_url or "https://api.openai.com/v1", "api_key_env": self.api_key_env}
+
+    def _params(self, n: int, config: GenerateConfig) -> dict[str, Any]:
+        cfg = config.effective()
+        params: dict[str, Any] = {"model": self.model, "temperature": cfg.temperature, "top_p": cfg.top_p}
+        if n > 1:
+            params["n"] = n
+        if self.official:
+            params["max_completion_tokens"] = cfg.max_tokens
+        else:
+            params["max_tokens"] = cfg.max_tokens
+        if cfg.stop:
+            params["stop"] = list(cfg.stop[:OFFICIAL_MAX_STOP] if self.official else cfg.stop)
+        if cfg.seed is not None:
+            params["seed"] = cfg.seed
+        return params
+
+    async def generate(self, prompt: Prompt, n: int, config: GenerateConfig) -> Response:
+        """One request for up to n completions."""
+        params = self._params(n, config)
+        try:
+            if prompt.is_chat:
+                reply: Any = await self.client.chat.completions.create(messages=prompt.chat(), **params)  # type: ignore[arg-type]
+            else:
+                params.pop("max_completion_tokens", None)
+                params["max_tokens"] = config.max_tokens
+                reply = await self.client.completions.create(prompt=prompt.text or "", **params)
+        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a classified ModelError
+            raise sdk_error(exc, openai) from exc
+        choices = getattr(reply, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise malformed("no choices in the reply")
+        texts: list[tuple[str, str | None]] = []
+        for choice in sorted(choices, key=lambda c: getattr(c, "index", 0) or 0):
+            if prompt.is_chat:
+                message = getattr(choice, "message", None)
+                if message is None:
+                    raise malformed("a choice has no message")
+                text = message.content or ""
+            else:
+                text = getattr(choice, "text", None)
+                if text is None:
+                    raise malformed("a choice has no text")
+            texts.append((text, getattr(choice, "finish_reason", None)))
+        usage = Usage()
+        if getattr(reply, "usage", None) is not None:
+            usage = Usage(reply.usage.prompt_tokens or 0, reply.usage.completion_tokens or 0)
+        shares = split_usage(usage, len(texts))
+        completions = [Completion(text, reason, share) for (text, reason), share in zip(texts, shares)]
+        return Response(completions, usage, getattr(reply, "model", None))
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        await self.client.close()

@@ -1,0 +1,119 @@
+"""Completion-style and instruction-style prompts; templates are recorded with the run and can come from a file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+from assay.models.base import Prompt
+from assay.problems import Problem
+
+STYLES = ("completion", "instruct")
+
+LANGUAGE_NAMES = {
+    "python": "Python", "swift": "Swift", "cpp": "C++", "java": "Java", "javascript": "JavaScript",
+    "typescript": "TypeScript", "rust": "Rust", "go": "Go", "csharp": "C#", "php": "PHP", "ruby": "Ruby",
+    "lua": "Lua", "perl": "Perl", "r": "R", "racket": "Racket", "scala": "Scala", "d": "D", "bash": "Bash",
+}  # fmt: skip
+
+# EvalPlus's instruction for chat models (evalplus/provider/utility.py), in every language.
+DEFAULT_INSTRUCT_USER = (
+    "Please provide a self-contained {{ language_name }} script that solves the following problem "
+    "in a markdown code block:\n```{{ language }}\n{{ prompt | trim }}\n```\n"
+)
+
+
+class TemplateError(ValueError):
+    """A prompt template file that cannot be used (one-line message)."""
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """How a problem becomes a prompt. `user` and `system` are jinja2 templates over the problem's fields."""
+
+    style: str = "instruct"
+    user: str = DEFAULT_INSTRUCT_USER
+    system: str | None = None
+    name: str = "default-instruct"
+
+    def __post_init__(self) -> None:
+        if self.style not in STYLES:
+            raise TemplateError(f"prompt style must be one of {', '.join(STYLES)}, got {self.style!r}")
+
+    def render(self, problem: Problem) -> Prompt:
+        """The prompt for one problem."""
+        if self.style == "completion":
+            return Prompt(text=_render(self.user, problem) if self.name != "default-completion" else problem.prompt)
+        messages: list[tuple[str, str]] = []
+        if self.system:
+            messages.append(("system", _render(self.system, problem)))
+        messages.append(("user", _render(self.user, problem)))
+        return Prompt(messages=tuple(messages))
+
+    def to_json(self) -> dict[str, Any]:
+        """The template as recorded with a run, with its hash."""
+        data = asdict(self)
+        data["sha256"] = hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()
+        return data
+
+
+COMPLETION = PromptTemplate(style="completion", user="{{ prompt }}", name="default-completion")
+INSTRUCT = PromptTemplate()
+
+
+def _render(template: str, problem: Problem) -> str:
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    try:
+        return env.from_string(template).render(
+            prompt=problem.prompt,
+            context=problem.context,
+            entry_point=problem.entry_point,
+            task_id=problem.id,
+            language=problem.language,
+            language_name=LANGUAGE_NAMES.get(problem.language, problem.language),
+            tags=list(problem.tags),
+        )
+    except jinja2.TemplateError as exc:
+        raise TemplateError(f"prompt template: {exc}") from None
+
+
+def default_template(style: str) -> PromptTemplate:
+    """The built-in template of a style."""
+    if style == "completion":
+        return COMPLETION
+    if style == "instruct":
+        return INSTRUCT
+    raise TemplateError(f"prompt style must be one of {', '.join(STYLES)}, got {style!r}")
+
+
+def load_template(path: Path, style: str | None = None) -> PromptTemplate:
+    """A template file: YAML/JSON with style, user, system (and name), or any other file as the user message."""
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise TemplateError(f"cannot read prompt template {path}: {exc.strerror}") from None
+    if path.suffix in (".yaml", ".yml", ".json"):
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise TemplateError(f"{path}: not valid YAML/JSON ({str(exc).splitlines()[0]})") from None
+        if not isinstance(data, dict) or "user" not in data:
+            raise TemplateError(f"{path}: a template file needs at least a 'user' key (and optionally style, system, name)")
+        unknown = set(data) - {"style", "user", "system", "name"}
+        if unknown:
+            raise TemplateError(f"{path}: unknown keys {', '.join(sorted(unknown))}; allowed: style, user, system, name")
+        template = PromptTemplate(
+            style=style or data.get("style", "instruct"), user=str(data["user"]), system=data.get("system"), name=data.get("name", path.name)
+        )
+    else:
+        template = PromptTemplate(style=style or "instruct", user=text, name=path.name)
+    # Fail now, not halfway through a run, if the template names a field that does not exist.
+    probe = Problem(id="probe/0", language="python", prompt="def f():\n", entry_point="f", reference="", tests=None)  # type: ignore[arg-type]
+    template.render(probe)
+    return template
