@@ -172,3 +172,24 @@ def test_larger_n_on_rerun_adds_samples(humaneval, tmp_path: Path) -> None:  # t
 
 def test_usage_sums() -> None:
     assert Usage(1, 2) + Usage(3, 4) == Usage(4, 6)
+
+
+def test_requests_per_minute_spaces_requests(humaneval, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(responder=_reply, max_n=1) as server:
+        store = RunStore(tmp_path / "run")
+        traffic = Traffic(max_connections=4, requests_per_minute=600)  # one request per 0.1 s
+        _generator(humaneval, OpenAIModel("m", base_url=server.url), store, config=GenerateConfig(n=2), traffic=traffic).run(IDS)
+        times = sorted(r.time for r in server.requests)
+        assert len(times) == 6
+        assert all(b - a >= 0.08 for a, b in zip(times, times[1:])), [round(b - a, 3) for a, b in zip(times, times[1:])]
+        store.close()
+
+
+def test_a_reply_without_code_is_still_a_sample(humaneval, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(responder=lambda body, i: "I cannot help with that.") as server:
+        store = RunStore(tmp_path / "run")
+        stats = _generator(humaneval, OpenAIModel("m", base_url=server.url), store, config=GenerateConfig(n=1)).run(IDS[:1])
+        assert stats.generated == 1  # the model answered: judged (and failed), not a generation error
+        (extra,) = _rows(store).values()
+        assert extra["extraction"].startswith("empty") and extra["raw_completion"] == "I cannot help with that."
+        store.close()

@@ -279,8 +279,12 @@ def _show_generation(result) -> None:  # type: ignore[no-untyped-def]
         err.print(f"[yellow]warning:[/] {n_err} samples of {len(result.errors)} problems could not be generated (e.g. {first[0]}: {first[1][0]}); run the same command again to retry only those")
 
 
-def _default_run_dir(bench_name: str, spec) -> Path:  # type: ignore[no-untyped-def]
-    return Path("runs") / f"{bench_name.replace('/', '-')}--{spec.slug}"
+def _default_run_dir(bench_name: str, spec, config) -> Path:  # type: ignore[no-untyped-def]
+    """runs/<benchmark>--<model>--<sampling>: the same command resumes, other settings get their own run."""
+    if spec.backend == "replay":
+        return Path("runs") / f"{bench_name.replace('/', '-')}--{spec.slug}"
+    sampling = "greedy" if config.greedy else f"t{config.temperature:g}-p{config.top_p:g}"
+    return Path("runs") / f"{bench_name.replace('/', '-')}--{spec.slug}--{sampling}"
 
 
 @app.command()
@@ -357,7 +361,7 @@ def _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, se
             fail(str(exc))
         if sandbox.name != "bubblewrap":
             err.print(f"[yellow]warning:[/] {sandbox.isolation}")
-    run_dir = run_dir or _default_run_dir(bench.name, spec)
+    run_dir = run_dir or _default_run_dir(bench.name, spec, config)
     progress = _Progress(plain)
     started = time.monotonic()
     try:

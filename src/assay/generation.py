@@ -219,6 +219,7 @@ class Generator:
             "stop": list(stops),
             "prompt_style": self.template.style,
             "template": self.template.name,
+            "template_sha256": self.template.to_json()["sha256"],
             "finish_reason": completion.finish_reason,
             "input_tokens": completion.usage.input_tokens,
             "output_tokens": completion.usage.output_tokens,
@@ -323,8 +324,9 @@ class Generator:
 
     async def _run_async(self, wanted: dict[str, list[int]]) -> None:
         limiter = asyncio.Semaphore(self.traffic.max_connections)
-        rpm = AsyncLimiter(self.traffic.requests_per_minute, 60) if self.traffic.requests_per_minute else None
-        tpm = AsyncLimiter(self.traffic.tokens_per_minute, 60) if self.traffic.tokens_per_minute else None
+        # Requests are spaced evenly (no burst of a minute's worth at the start); tokens flow per second.
+        rpm = AsyncLimiter(1, 60 / self.traffic.requests_per_minute) if self.traffic.requests_per_minute else None
+        tpm = AsyncLimiter(max(1.0, self.traffic.tokens_per_minute / 60), 1) if self.traffic.tokens_per_minute else None
         jobs = []
         for pid, indexes in wanted.items():
             problem = self.benchmark.problems[pid]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import re
 import time
 from typing import Any
 
@@ -37,6 +38,10 @@ def retry_after_seconds(headers: Any) -> float | None:
 
 def error_from_status(status: int, message: str, headers: Any) -> ModelError:
     """A ModelError for an HTTP error status."""
+    message = re.sub(r"^Error code: \d+ - ", "", str(message))
+    match = re.search(r"'message': '([^']*)'", message)  # the SDK shows the error body as a dict: keep its message
+    if match:
+        message = match.group(1)
     retryable = status in RETRYABLE_STATUS or status >= 500
     kind = {429: "rate_limit", 408: "timeout", 401: "auth", 403: "auth", 404: "not_found"}.get(status)
     if kind is None:

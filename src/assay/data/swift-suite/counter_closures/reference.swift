@@ -1,0 +1,14 @@
+func makeCounter(start: Int, step: Int) -> CounterHandles {
+    var value = start
+    return CounterHandles(
+        increment: {
+            value += step
+            return value
+        },
+        current: { value },
+        reset: { value = start },
+        snapshot: {
+            { [value] in value }
+        }
+    )
+}

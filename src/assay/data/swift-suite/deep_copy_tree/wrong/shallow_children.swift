@@ -1,0 +1,3 @@
+func deepCopy(_ root: OutlineNode) -> OutlineNode {
+    OutlineNode(title: root.title, children: root.children)
+}

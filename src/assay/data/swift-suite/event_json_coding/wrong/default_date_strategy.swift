@@ -1,0 +1,14 @@
+import Foundation
+
+func decodeEvents(from data: Data) throws -> [Event] {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    return try decoder.decode([Event].self, from: data)
+}
+
+func encodeEvents(_ events: [Event]) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(events)
+}

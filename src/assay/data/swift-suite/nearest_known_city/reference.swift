@@ -1,0 +1,13 @@
+import Foundation
+
+func nearestKnownCity(for employee: Employee?) -> String? {
+    var seen = Set<ObjectIdentifier>()
+    var current = employee
+    while let person = current, seen.insert(ObjectIdentifier(person)).inserted {
+        if let city = person.address?.city?.trimmingCharacters(in: .whitespacesAndNewlines), !city.isEmpty {
+            return city
+        }
+        current = person.manager
+    }
+    return nil
+}

@@ -1,0 +1,27 @@
+private func trimSpacesAndTabs(_ s: Substring) -> String {
+    let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    guard let start = s.firstIndex(where: { !isBlank($0) }) else { return "" }
+    let end = s.lastIndex(where: { !isBlank($0) })!
+    return String(s[start...end])
+}
+
+func parseConfig(_ text: String) throws -> [String: String] {
+    var result: [String: String] = [:]
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    for (offset, rawLine) in lines.enumerated() {
+        let lineNumber = offset + 1
+        var line = rawLine
+        if line.hasSuffix("\r") { line = line.dropLast() }
+        let trimmed = trimSpacesAndTabs(line)
+        if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+        guard let eq = line.firstIndex(of: "=") else {
+            throw ConfigError.missingSeparator(line: lineNumber)
+        }
+        let key = trimSpacesAndTabs(line[..<eq])
+        let value = trimSpacesAndTabs(line[line.index(after: eq)...])
+        guard !key.isEmpty else { throw ConfigError.emptyKey(line: lineNumber) }
+        guard result[key] == nil else { throw ConfigError.duplicateKey(key, line: lineNumber) }
+        result[key] = value
+    }
+    return result
+}

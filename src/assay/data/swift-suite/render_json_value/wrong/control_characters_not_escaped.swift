@@ -1,0 +1,41 @@
+private func renderString(_ s: String) -> String {
+    var out = "\""
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+private func renderNumber(_ x: Double) -> String {
+    guard x.isFinite else { return "null" }
+    if x == x.rounded(), abs(x) < 1e15 {
+        return String(Int64(x))
+    }
+    return x.description
+}
+
+func renderJSON(_ value: JSONValue) -> String {
+    switch value {
+    case .null:
+        return "null"
+    case .bool(let b):
+        return b ? "true" : "false"
+    case .number(let x):
+        return renderNumber(x)
+    case .string(let s):
+        return renderString(s)
+    case .array(let items):
+        return "[" + items.map(renderJSON).joined(separator: ",") + "]"
+    case .object(let members):
+        let parts = members.keys.sorted().map { key in renderString(key) + ":" + renderJSON(members[key]!) }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,95 @@
+"""`assay generate` and `assay run` from the command line: samples files, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from assay import cli
+from tests.fakes.model_servers import FakeAnthropicServer, FakeOpenAIServer, Fault
+from tests.test_cli import _one_line_error
+
+runner = CliRunner()
+IDS = "HumanEval/0,HumanEval/2"
+
+
+def _reply(body: dict, i: int) -> str:
+    from assay.benchmarks import load_benchmark
+
+    text = json.dumps(body)
+    bench = load_benchmark("humaneval")
+    problem = next(p for pid, p in bench.problems.items() if pid in IDS.split(",") and f"def {p.entry_point}(" in text)
+    body_code = problem.reference if i == 0 else "    return None\n"
+    return f"```python\n{problem.prompt}{body_code}```"
+
+
+def test_generate_with_anthropic_then_evaluate_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-test")
+    out = tmp_path / "samples.jsonl"
+    with FakeAnthropicServer(responder=lambda body, i: "") as server:
+        # The Messages API has no n: each sample is its own request, and the reply depends on which one.
+        calls: dict[str, int] = {}
+
+        def respond(body: dict, i: int) -> str:
+            key = json.dumps(body["messages"])
+            k = calls.get(key, 0)
+            calls[key] = k + 1
+            return _reply(body, k)
+
+        server.responder = respond
+        server.inject(Fault.RATE_LIMIT, retry_after=0.1)
+        result = runner.invoke(cli.app, ["generate", "humaneval", "--model", "anthropic/claude-test", "--base-url", server.url, "-n", "2",
+                                         "--max-connections", "1", "--task-ids", IDS, "--output", str(out), "--run-dir", str(tmp_path / "run"), "--plain"])
+        assert result.exit_code == 0, result.output
+        assert "1 retries (rate_limit 1)" in " ".join(result.output.split())
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 4 and {r["task_id"] for r in rows} == set(IDS.split(","))
+    assert all(r["raw_completion"].startswith("```python") and "```" not in r["solution"] for r in rows)
+    result = runner.invoke(cli.app, ["evaluate", "humaneval", "--samples", str(out), "--run-dir", str(tmp_path / "eval"), "--k", "1", "--json", str(tmp_path / "s.json"), "--plain"])
+    assert result.exit_code == 0, result.output
+    scores = json.loads((tmp_path / "s.json").read_text())["scores"]["humaneval"]
+    assert scores["pass@1"]["value"] == pytest.approx(0.5)
+
+
+def test_unknown_backend(tmp_path: Path) -> None:
+    msg = _one_line_error(runner.invoke(cli.app, ["run", "humaneval", "--model", "gpt-4o"]))
+    assert "BACKEND/MODEL" in msg
+    msg = _one_line_error(runner.invoke(cli.app, ["run", "humaneval", "--model", "openia/gpt-4o"]))
+    assert "unknown model backend 'openia'" in msg
+
+
+def test_missing_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    msg = _one_line_error(runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/gpt-4o-mini"]))
+    assert "OPENAI_API_KEY" in msg
+
+
+def test_bad_template_and_unknown_task(tmp_path: Path) -> None:
+    msg = _one_line_error(runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1", "--template", str(tmp_path / "none.yaml")]))
+    assert "cannot read prompt template" in msg
+    msg = _one_line_error(runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1", "--task-ids", "HumanEval/999"]))
+    assert "HumanEval/999" in msg
+
+
+def test_refused_key_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "wrong")
+    with FakeOpenAIServer(require_api_key="right") as server:
+        result = runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/m", "--base-url", server.url, "--task-ids", IDS, "--run-dir", str(tmp_path / "r"), "--plain"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    last = result.output.strip().splitlines()[-1]  # after the progress lines
+    assert last.startswith("error: openai refused m: HTTP 401: Incorrect API key"), last
+
+
+def test_unreachable_server_records_generation_errors(tmp_path: Path) -> None:
+    with FakeOpenAIServer() as server:
+        url = server.url
+    # The server is gone: every request fails to connect; the failures are recorded and reported, not fatal.
+    result = runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/m", "--base-url", url, "--task-ids", IDS, "--max-retries", "0",
+                                     "--run-dir", str(tmp_path / "r"), "--plain"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "2 samples of 2 problems could not be generated" in text and "connection" in text and "run the same command again" in text
