@@ -6,6 +6,7 @@ so a killed run resumes without losing or double-counting anything.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from assay import __version__
-from assay.languages import plaindata
+from assay.languages import UnknownLanguage, get_language, plaindata, toolchain_version
 from assay.languages import python as py
 from assay.oracles import NOT_NONE, expected_for, suite_atols
 from assay.problems import Benchmark, CaseTests, Problem, ProgramTests, Status, TestDetail, Verdict
@@ -110,7 +111,14 @@ class Executor:
             problem.id,
             asdict(self.settings),
             code,
+            *self._toolchain(problem),
         )
+
+    def _toolchain(self, problem: Problem) -> tuple[str, ...]:
+        """The language toolchain's version, for programs run by a language plugin (it decides verdicts too)."""
+        if isinstance(problem.tests, ProgramTests) and problem.tests.runner != "check":
+            return (problem.language, toolchain_version(problem.language))
+        return ()
 
     # ------------------------------------------------------------ references
 
@@ -214,6 +222,8 @@ class Executor:
     def judge(self, problem: Problem, code: str) -> Verdict:
         """Run one program against a problem's tests and return its verdict."""
         s = self.settings
+        if isinstance(problem.tests, ProgramTests) and problem.tests.runner != "check":
+            return self.judge_in_language(problem, code)
         if isinstance(problem.tests, ProgramTests):
             timeout = self.program_timeout(problem)
             job = py.program_job(code, problem.tests.code, problem.entry_point, problem.prompt, timeout)
@@ -229,6 +239,20 @@ class Executor:
         limits = self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES)
         run = py.run_driver(self.sandbox, job, limits)
         return py.judge_cases(run, judging)
+
+    def judge_in_language(self, problem: Problem, code: str) -> Verdict:
+        """A program built and run by its language's plugin (MultiPL-E, hand-written suites)."""
+        try:
+            language = get_language(problem.language)
+        except UnknownLanguage as exc:
+            return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
+        limits = language.limits
+        timeout = self.settings.timeout
+        if timeout is None and problem.id in self._reference_cpu:
+            timeout = max(limits.run_cpu, self.settings.gt_time_limit_factor * self._reference_cpu[problem.id])
+        if timeout is not None:
+            limits = dataclasses.replace(limits, run_cpu=timeout, run_wall=max(limits.run_wall, 3 * timeout + 5))
+        return language.judge(self.sandbox, problem, code, limits)
 
     def _limits(self, cpu: float, wall: float, channel_bytes: int | None = None) -> Limits:
         """Sandbox limits for one run: the settings' memory, processes and output, with these times."""
@@ -302,6 +326,8 @@ class Executor:
         # Reference checks are cached across runs, like EvalPlus's ground truth (even with --no-cache).
         ref_cache = VerdictCache(self.cache_dir / "references.sqlite") if self.cache_dir else None
         for pid, problem in problems.items():
+            if not problem.reference:
+                continue  # MultiPL-E has no reference solutions outside Python: see the canary
             stored = store.reference_verdict(ref_keys[pid])
             if stored is None and ref_cache is not None:
                 stored = ref_cache.get(ref_keys[pid])

@@ -17,6 +17,7 @@ class Status(StrEnum):
     TIMEOUT = "timeout"
     MEMORY_EXCEEDED = "memory_exceeded"
     SANDBOX_ERROR = "sandbox_error"  # the harness could not judge the sample (never the sample's fault)
+    SKIPPED = "skipped"  # the language cannot run here (no toolchain): not scored, never failed
 
 
 @dataclass(frozen=True)
@@ -39,10 +40,16 @@ class CaseTests:
 
 @dataclass(frozen=True)
 class ProgramTests:
-    """Tests given as a program in the problem's language (e.g. HumanEval's `check`)."""
+    """Tests given as a program in the problem's language.
+
+    runner "check": HumanEval's `check(candidate)`, replayed on the trusted side (Python only).
+    runner "script": MultiPL-E's shape, program = prompt + completion + tests, run by the language plugin.
+    runner "units": a hand-written benchmark's unit tests, compiled with a harness by the language plugin.
+    """
 
     code: str
     kind: Literal["program"] = "program"
+    runner: str = "check"
 
 
 Tests = CaseTests | ProgramTests

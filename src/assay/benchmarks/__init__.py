@@ -22,6 +22,11 @@ REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
     "mbpp-plus": ("assay.benchmarks.evalplus", "load_mbpp_plus", {}),
     "mbpp-plus-noextreme": ("assay.benchmarks.evalplus", "load_mbpp_plus", {"variant": "NoExtreme"}),
 }
+# MultiPL-E: multipl-e/humaneval-swift, multipl-e/mbpp-rs, ... (one line per language would be 48 lines).
+for _source in ("humaneval", "mbpp"):
+    for _lang in ("clj", "cpp", "cs", "d", "dart", "elixir", "go", "hs", "java", "jl", "js", "lua", "ml", "php", "pl", "py",
+                  "r", "rb", "rkt", "rs", "scala", "sh", "swift", "ts"):
+        REGISTRY[f"multipl-e/{_source}-{_lang}"] = ("assay.benchmarks.multipl_e", "load_multipl_e", {"source": _source, "lang": _lang})
 
 
 def benchmark_names() -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import reprlib
 import secrets
 import sys
@@ -404,3 +405,41 @@ def judge_program(run: DriverRun, helpers: str, test: str, entry_point: str, see
     status, message = replay_check(helpers, test, entry_point, calls, seed)
     cpu = run.report.get("cpu")
     return _finish(status, message, run, [TestDetail(name="check", status=status, message=message, duration_s=cpu)])
+
+
+# ---------------------------------------------------------------- MultiPL-E-style scripts
+
+from assay.languages.base import ASSERT_EXIT as _ASSERT_EXIT  # noqa: E402
+from assay.languages.base import Language as _Language  # noqa: E402
+
+_ASSERT_HOOK = f"""
+import sys as _assay_sys, os as _assay_os
+def _assay_excepthook(kind, value, tb, _previous=_assay_sys.excepthook):
+    _previous(kind, value, tb)
+    if issubclass(kind, AssertionError):
+        _assay_sys.stdout.flush()
+        _assay_os._exit({_ASSERT_EXIT})
+_assay_sys.excepthook = _assay_excepthook
+"""
+
+
+class Python(_Language):
+    """Python programs run as scripts (MultiPL-E's Python); HumanEval's check() has its own driver above."""
+
+    name = "python"
+    aliases = ("py",)
+    display = "Python"
+    source = "main.py"
+    tools = ("python3",)
+    install_hint = "apt-get install -y python3"
+    build = "{python3} -I -c \"import ast; ast.parse(open('main.py').read(), 'main.py')\""  # syntax errors are compile errors
+    run = "{python3} -I main.py"
+
+    @classmethod
+    def find_tool(cls, tool: str) -> str | None:
+        """The interpreter Assay runs under (the sandbox already shows it)."""
+        return os.path.realpath(sys.executable) if tool == "python3" else super().find_tool(tool)
+
+    def wrap_tests(self, tests: str, marker: str) -> str:
+        """Failed asserts exit with ASSERT_EXIT; the marker is printed after the last test."""
+        return _ASSERT_HOOK + tests + f"\nprint({marker!r})\n"
