@@ -12,6 +12,26 @@ if TYPE_CHECKING:
 REGISTRY: dict[str, tuple[str, str]] = {
     "swift": ("assay.languages.swift", "Swift"),
     "python": ("assay.languages.python", "Python"),
+    "cpp": ("assay.languages.cpp", "Cpp"),
+    "d": ("assay.languages.d", "D"),
+    "rust": ("assay.languages.rust", "Rust"),
+    "go": ("assay.languages.go", "Go"),
+    "java": ("assay.languages.java", "Java"),
+    "scala": ("assay.languages.scala", "Scala"),
+    "csharp": ("assay.languages.csharp", "CSharp"),
+    "javascript": ("assay.languages.javascript", "JavaScript"),
+    "typescript": ("assay.languages.typescript", "TypeScript"),
+    "php": ("assay.languages.php", "Php"),
+    "ruby": ("assay.languages.ruby", "Ruby"),
+    "lua": ("assay.languages.lua", "Lua"),
+    "perl": ("assay.languages.perl", "Perl"),
+    "r": ("assay.languages.r", "R"),
+    "racket": ("assay.languages.racket", "Racket"),
+    "bash": ("assay.languages.bash", "Bash"),
+    "elixir": ("assay.languages.elixir", "Elixir"),
+    "clojure": ("assay.languages.clojure", "Clojure"),
+    "haskell": ("assay.languages.haskell", "Haskell"),
+    "ocaml": ("assay.languages.ocaml", "OCaml"),
 }
 
 
@@ -28,16 +48,22 @@ def get_language(name: str) -> "Language":
     """The plugin for a language (canonical name or alias such as 'rs' or 'cs')."""
     canonical = resolve(name)
     module, cls = REGISTRY[canonical]
-    return getattr(importlib.import_module(module), cls)()  # type: ignore[no-any-return]
+    try:
+        plugin = importlib.import_module(module)
+    except ModuleNotFoundError:
+        raise UnknownLanguage(f"the {canonical} plugin ({module}) is not available") from None
+    return getattr(plugin, cls)()  # type: ignore[no-any-return]
+
+
+ALIASES = {"py": "python", "rs": "rust", "cs": "csharp", "c#": "csharp", "js": "javascript", "ts": "typescript",
+           "rb": "ruby", "pl": "perl", "rkt": "racket", "sh": "bash", "hs": "haskell", "ml": "ocaml", "clj": "clojure", "c++": "cpp"}
 
 
 def resolve(name: str) -> str:
     """Canonical language name for a name or alias."""
+    name = ALIASES.get(name, name)
     if name in REGISTRY:
         return name
-    for canonical, (module, cls) in REGISTRY.items():
-        if name in getattr(importlib.import_module(module), cls).aliases:
-            return canonical
     raise UnknownLanguage(f"no language plugin for {name!r}; known: {', '.join(language_names())}")
 
 

@@ -76,6 +76,8 @@ class Language:
     run: ClassVar[str]  # shell command of the run phase
     limits: ClassVar[RunLimits] = RunLimits()
     env: ClassVar[dict[str, str]] = {}
+    # A completion that builds for any problem but solves none (the canary's stand-in for a model).
+    stub: ClassVar[str] = ""
 
     # ------------------------------------------------------------ toolchain
 
@@ -185,6 +187,8 @@ def classify(result: SandboxResult, marker: str, limits: RunLimits) -> Verdict:
     done = any(line.strip() == marker for line in output.splitlines())
     shown = output.replace(marker, "<tests finished>")
     if run is None:
+        if result.output_truncated:
+            return Verdict(Status.RUNTIME_ERROR, message=f"output limit of {limits.output_bytes} bytes exceeded; killed", duration_s=duration, stdout=shown[-4000:])
         if result.timed_out:
             return Verdict(Status.TIMEOUT, message=f"timed out (wall clock, {limits.run_wall:g} s)", duration_s=duration, stdout=shown[-4000:])
         return Verdict(Status.RUNTIME_ERROR, message="the program killed its own test harness", duration_s=duration, stdout=shown[-4000:])

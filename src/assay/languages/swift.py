@@ -34,6 +34,7 @@ class Swift(BraceLanguage):
     install_hint = "download a toolchain from https://www.swift.org/install/linux/ (e.g. into /opt/swift) and put its usr/bin on PATH"
     build = "{swiftc} -Onone -module-cache-path /tmp/module-cache -o main main.swift"
     run = "./main"
+    stub = '    fatalError("stub")\n'
     limits: ClassVar[RunLimits] = RunLimits(memory_bytes=8 * 1024**3)
 
     def wrap_tests(self, tests: str, marker: str) -> str:

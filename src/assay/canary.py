@@ -1,0 +1,48 @@
+"""The canary: build every problem's prompt + a stub + its tests, to find problems that cannot compile
+before any model is blamed for them (MultiPL-E has no reference solutions outside Python)."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable
+
+from assay.languages import get_language
+from assay.problems import Benchmark, Status, Verdict
+from assay.sandbox.base import Sandbox
+
+
+@dataclass
+class CanaryResult:
+    """Per problem: did prompt + stub + tests build, and what happened when it ran."""
+
+    verdicts: dict[str, Verdict]
+
+    @property
+    def broken(self) -> dict[str, Verdict]:
+        """Problems whose tests cannot even be built around a stub: benchmark defects."""
+        return {pid: v for pid, v in self.verdicts.items() if v.status in (Status.COMPILE_ERROR, Status.SANDBOX_ERROR)}
+
+    @property
+    def stub_passes(self) -> dict[str, Verdict]:
+        """Problems a do-nothing stub passes: tests that check nothing."""
+        return {pid: v for pid, v in self.verdicts.items() if v.status is Status.PASSED}
+
+
+def run_canary(benchmark: Benchmark, sandbox: Sandbox, workers: int = 2, task_ids: list[str] | None = None,
+               progress: Callable[[int, int], None] | None = None) -> CanaryResult:
+    """Build and run prompt + stub + tests for each problem; the stub must build and must not pass."""
+    ids = task_ids or list(benchmark.problems)
+    verdicts: dict[str, Verdict] = {}
+
+    def one(pid: str) -> tuple[str, Verdict]:
+        problem = benchmark.problems[pid]
+        language = get_language(problem.language)
+        return pid, language.judge(sandbox, problem, problem.prompt + language.stub)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for i, (pid, verdict) in enumerate(pool.map(one, ids), 1):
+            verdicts[pid] = verdict
+            if progress:
+                progress(i, len(ids))
+    return CanaryResult({pid: verdicts[pid] for pid in ids})
