@@ -115,21 +115,18 @@ def evaluate(
     except (UnknownBenchmark, DataUnavailable, FileNotFoundError) as exc:
         fail(str(exc))
     if references:
-        samples = cache / "references" / f"{bench.name}-{bench.content_hash[:12]}.jsonl"
-        write_jsonl(samples, ({"task_id": p.id, "completion": p.reference} for p in bench.problems.values()))
+        if not any(p.reference for p in bench.problems.values()):
+            fail(f"{bench.name} has no reference solutions; check that its tests build with `assay canary {bench.name}`")
+        samples = cache / "references" / f"{bench.name.replace('/', '-')}-{bench.content_hash[:12]}.jsonl"
+        write_jsonl(samples, ({"task_id": p.id, "solution": p.reference_program()} for p in bench.problems.values() if p.reference))
     assert samples is not None
     try:
         rows: list[RawSample] = read_samples(samples)
     except SamplesError as exc:
         fail(str(exc))
-    try:
-        sandbox = get_sandbox(allow_weak=allow_weak_sandbox)
-    except SandboxUnavailable as exc:
-        fail(str(exc))
-    if sandbox.name != "bubblewrap":
-        err.print(f"[yellow]warning:[/] {sandbox.isolation}")
+    sandbox = _sandbox_for(bench, allow_weak_sandbox)
     stem = samples.name.split(".")[0]
-    run_dir = run_dir or Path("runs") / f"{bench.name}-{stem}"
+    run_dir = run_dir or Path("runs") / f"{bench.name.replace('/', '-')}-{stem}"
     progress = _Progress(plain)
     started = time.monotonic()
     try:
@@ -164,6 +161,27 @@ def evaluate(
         console.print(f"scores and configuration: {json_out}")
 
 
+def _sandbox_for(bench, allow_weak: bool):  # type: ignore[no-untyped-def]
+    """The sandbox, showing the toolchains of the benchmark's languages; warns about missing ones."""
+    from assay.languages import get_language, toolchain_binds
+    from assay.languages.base import ToolchainMissing
+    from assay.sandbox import SandboxUnavailable, get_sandbox
+
+    languages = {p.language for p in bench.problems.values()}
+    for name in sorted(languages - {"python"}):
+        try:
+            get_language(name).toolchain()
+        except (ToolchainMissing, ValueError) as exc:
+            err.print(f"[yellow]warning:[/] {exc}; its samples are marked skipped, not failed")
+    try:
+        sandbox = get_sandbox(allow_weak=allow_weak, ro_binds=toolchain_binds(languages))
+    except SandboxUnavailable as exc:
+        fail(str(exc))
+    if sandbox.name != "bubblewrap":
+        err.print(f"[yellow]warning:[/] {sandbox.isolation}")
+    return sandbox
+
+
 def show(result, name: str, elapsed: float) -> None:  # type: ignore[no-untyped-def]
     """Print the scores table, the failure breakdown and any warnings."""
     labels = list(result.scores)
@@ -186,6 +204,15 @@ def show(result, name: str, elapsed: float) -> None:  # type: ignore[no-untyped-
     console.print(table)
     counts = ", ".join(f"{status} {n}" for status, n in result.counts.items() if n)
     console.print(f"verdicts: {counts}")
+    from assay.metrics import failure_breakdown
+
+    for lang, lang_counts in result.by_language.items():
+        shares = failure_breakdown(lang_counts)
+        if any(shares.values()):
+            parts = ", ".join(f"{k.replace('_', ' ')} {v:.0%}" for k, v in shares.items() if v)
+            console.print(f"failures in {lang}: {parts}")
+    if result.counts.get("skipped"):
+        err.print(f"[yellow]warning:[/] {result.counts['skipped']} samples skipped (toolchain missing); they are not scored")
     console.print(f"per-sample results: {result.results_path}")
     if result.unknown_tasks:
         listed = ", ".join(f"{t} ({n})" for t, n in list(result.unknown_tasks.items())[:5])
@@ -353,14 +380,7 @@ def _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, se
     bench, spec, api, tmpl, config, traffic, ids = _model_setup(
         benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
         max_connections, rpm, tpm, max_retries, request_timeout, limit, task_ids, data_dir, dataset_file, cache)
-    sandbox = None
-    if execute:
-        try:
-            sandbox = get_sandbox(allow_weak=allow_weak_sandbox)
-        except SandboxUnavailable as exc:
-            fail(str(exc))
-        if sandbox.name != "bubblewrap":
-            err.print(f"[yellow]warning:[/] {sandbox.isolation}")
+    sandbox = _sandbox_for(bench, allow_weak_sandbox) if execute else None
     run_dir = run_dir or _default_run_dir(bench.name, spec, config)
     progress = _Progress(plain)
     started = time.monotonic()
@@ -394,6 +414,76 @@ def _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, se
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(data, indent=2))
         console.print(f"scores and configuration: {json_out}")
+
+
+@app.command()
+def toolchains(json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False) -> None:
+    """Which languages run here, with their toolchain versions, and how to install the rest."""
+    from assay.languages import UnknownLanguage, get_language, language_names
+    from assay.languages.base import ToolchainMissing
+
+    rows = []
+    for name in language_names():
+        try:
+            language = get_language(name)
+        except UnknownLanguage as exc:
+            rows.append({"language": name, "available": False, "version": None, "tools": {}, "install": str(exc)})
+            continue
+        try:
+            tc = language.toolchain()
+            rows.append({"language": name, "available": True, "version": tc.version, "tools": tc.tools, "install": None})
+        except ToolchainMissing as exc:
+            rows.append({"language": name, "available": False, "version": None, "tools": {}, "install": str(exc)})
+    if json_out:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table(title="toolchains")
+    table.add_column("language")
+    table.add_column("runs here")
+    table.add_column("version / how to install")
+    for row in rows:
+        table.add_row(row["language"], "[green]yes[/]" if row["available"] else "[red]no[/]", row["version"] or row["install"])
+    console.print(table)
+
+
+@app.command()
+def canary(
+    benchmark: Annotated[str, typer.Argument(help="A benchmark with test programs, e.g. multipl-e/humaneval-swift.")],
+    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    dataset_file: Annotated[Optional[Path], typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
+    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write every problem's canary verdict here.")] = None,
+    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run as plain processes (NOT isolated).")] = False,
+) -> None:
+    """Build every problem's prompt + a stub + its tests: find problems that cannot compile before blaming a model."""
+    from assay.benchmarks import UnknownBenchmark, load_benchmark
+    from assay.benchmarks._fetch import DataUnavailable
+    from assay.canary import run_canary
+
+    try:
+        bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=default_cache_dir(), path=dataset_file)
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError) as exc:
+        fail(str(exc))
+    sandbox = _sandbox_for(bench, allow_weak_sandbox)
+    progress = _Progress(False)
+    started = time.monotonic()
+    try:
+        result = run_canary(bench, sandbox, workers=workers or os.cpu_count() or 1, progress=lambda d, t: progress("canary", d, t))
+    finally:
+        progress.stop()
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    elapsed = time.monotonic() - started
+    console.print(f"{bench.name}: {len(result.verdicts)} problems in {elapsed:.1f} s")
+    for pid, verdict in result.broken.items():
+        detail = verdict.tests[0].message.splitlines()[-1] if verdict.tests and verdict.tests[0].message else verdict.message
+        console.print(f"[red]cannot build[/] {pid}: {detail}", highlight=False)
+    for pid in result.stub_passes:
+        console.print(f"[yellow]a stub passes[/] {pid}: its tests check nothing")
+    console.print(f"{len(result.broken)} problems cannot be built, {len(result.stub_passes)} pass with a stub")
+    if json_out:
+        json_out.write_text(json.dumps({pid: {"status": v.status.value, "message": v.message} for pid, v in result.verdicts.items()}, indent=2))
 
 
 @app.command()

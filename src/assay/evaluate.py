@@ -11,8 +11,8 @@ from typing import Any, Callable
 from assay import __version__
 from assay.benchmarks._fetch import sha256_file
 from assay.execution import Executor, Settings, hash_samples
-from assay.languages import python as py
-from assay.metrics import PassAtK, score_pass_at_k, status_counts
+from assay.languages import toolchains_record
+from assay.metrics import PassAtK, failure_breakdown, score_pass_at_k, status_counts
 from assay.problems import Benchmark, CaseTests, Status, Verdict
 from assay.samples import RawSample, split_known, write_jsonl
 from assay.sandbox.base import Sandbox
@@ -32,6 +32,7 @@ class Evaluation:
     results_path: Path
     notes: dict[str, str] = field(default_factory=dict)
     missing_k: dict[str, list[int]] = field(default_factory=dict)
+    by_language: dict[str, dict[str, int]] = field(default_factory=dict)  # language -> status counts
 
     def to_json(self) -> dict[str, Any]:
         """Machine-readable scores with the full run configuration."""
@@ -41,6 +42,9 @@ class Evaluation:
                 label: {f"pass@{k}": _score_json(s) for k, s in by_k.items()} for label, by_k in self.scores.items()
             },
             "status_counts": self.counts,
+            "by_language": {
+                lang: {"status_counts": counts, "failure_shares": failure_breakdown(counts)} for lang, counts in self.by_language.items()
+            },
             "n_samples": self.n_samples,
             "unknown_task_ids": self.unknown_tasks,
             "defective_problems": self.defects,
@@ -101,7 +105,7 @@ def evaluate(
         "samples": {"path": str(samples_path), "sha256": sha256_file(samples_path), "n": len(samples)},
         "settings": asdict(settings),
         "sandbox": {"name": sandbox.name, "isolation": sandbox.isolation},
-        "toolchain": {"python": py.python_version(), "driver": py.driver_digest()},
+        "toolchain": toolchains_record({p.language for p in benchmark.problems.values()}),
         "ks": ks,
     }
     store = RunStore(run_dir)
@@ -157,13 +161,16 @@ def score_run(
     """Scores and the per-sample results file, from what the run store holds."""
     per_label: dict[str, dict[str, list[bool]]] = {}
     statuses: list[str] = []
+    per_language: dict[str, list[str]] = {}
     rows: list[dict[str, Any]] = []
     for task_id, idx, completion, solution, extra, verdict in store.results():
         if verdict is None:
             continue  # not judged (cannot happen after a finished run)
-        for label, ok in suite_flags(benchmark, task_id, verdict).items():
-            per_label.setdefault(label, {}).setdefault(task_id, []).append(ok)
+        if verdict.status is not Status.SKIPPED:  # no toolchain here: not a failure, not scored
+            for label, ok in suite_flags(benchmark, task_id, verdict).items():
+                per_label.setdefault(label, {}).setdefault(task_id, []).append(ok)
         statuses.append(verdict.status.value)
+        per_language.setdefault(benchmark.problems[task_id].language, []).append(verdict.status.value)
         row: dict[str, Any] = {"task_id": task_id, **extra}
         if solution is not None:
             row["solution"] = solution
@@ -198,6 +205,7 @@ def score_run(
         defects=defects,
         results_path=results_path,
         missing_k=missing,
+        by_language={lang: status_counts(st) for lang, st in sorted(per_language.items())},
     )
 
 

@@ -284,7 +284,7 @@ class Executor:
 
     def check_reference(self, problem: Problem) -> Verdict:
         """Rule 3: a problem's reference solution must pass its own tests."""
-        verdict = self.judge(problem, problem.prompt + problem.reference)
+        verdict = self.judge(problem, problem.reference_program())
         self.note_reference(problem, verdict)
         if isinstance(problem.tests, CaseTests):
             exp = self.expected(problem)
@@ -321,7 +321,7 @@ class Executor:
         """Rule 3: run each problem's reference first (also computes expected outputs); returns the defective ones."""
         self.notes = {}  # problem -> what was left out of its tests, and why
         defects: dict[str, Verdict] = {}
-        ref_keys = {pid: _digest("reference", self.program_hash(p, p.prompt + p.reference)) for pid, p in problems.items()}
+        ref_keys = {pid: _digest("reference", self.program_hash(p, p.reference_program())) for pid, p in problems.items()}
         pending: dict[str, Future[Verdict]] = {}
         # Reference checks are cached across runs, like EvalPlus's ground truth (even with --no-cache).
         ref_cache = VerdictCache(self.cache_dir / "references.sqlite") if self.cache_dir else None

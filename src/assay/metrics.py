@@ -123,3 +123,13 @@ def status_counts(statuses: Iterable[str]) -> dict[str, int]:
             raise ValueError(f"unknown status {key!r}; expected one of {known}")
         counts[key] += 1
     return counts
+
+
+FAILURE_KINDS = ("compile_error", "runtime_error", "failed", "timeout", "memory_exceeded")
+
+
+def failure_breakdown(counts: dict[str, int]) -> dict[str, float]:
+    """Each kind of failure's share of all failed samples (compile errors vs failed tests vs timeouts ...)."""
+    failures = {k: counts.get(k, 0) for k in FAILURE_KINDS}
+    total = sum(failures.values())
+    return {k: (v / total if total else 0.0) for k, v in failures.items()}

@@ -17,7 +17,7 @@ from assay import __version__
 from assay.evaluate import Evaluation, git_commit, score_run
 from assay.execution import Executor, Settings, program_text
 from assay.generation import GenerationStats, Generator, NewSample, Traffic, load_prices
-from assay.languages import python as py
+from assay.languages import toolchains_record
 from assay.models.base import GenerateConfig, ModelAPI
 from assay.problems import Benchmark, Problem
 from assay.prompts import PromptTemplate
@@ -105,7 +105,7 @@ def run_model(
         config_record.update(
             settings=asdict(settings),
             sandbox={"name": sandbox.name, "isolation": sandbox.isolation},
-            toolchain={"python": py.python_version(), "driver": py.driver_digest()},
+            toolchain=toolchains_record({p.language for p in benchmark.problems.values()}),
         )
         _rehash(store, benchmark, executor)
     store.set_meta("config", config_record)

@@ -70,6 +70,10 @@ class Problem:
     # Tests that also run when the main tests are cases (HumanEval+ keeps HumanEval's check()).
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
+    def reference_program(self) -> str:
+        """The reference solution as the program a sample would be (hand-written suites ship whole programs)."""
+        return self.reference if self.extra.get("reference_is_program") else self.prompt + self.reference
+
 
 @dataclass(frozen=True)
 class Benchmark:

@@ -51,6 +51,8 @@ class PromptTemplate:
         if self.style == "completion":
             return Prompt(text=_render(self.user, problem) if self.name != "default-completion" else problem.prompt)
         messages: list[tuple[str, str]] = []
+        if self.name == "default-instruct" and problem.extra.get("prompt_is_instruction"):
+            return Prompt(messages=(("user", problem.prompt),))  # hand-written suites carry their own instruction
         if self.system:
             messages.append(("system", _render(self.system, problem)))
         messages.append(("user", _render(self.user, problem)))

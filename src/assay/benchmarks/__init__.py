@@ -21,6 +21,7 @@ REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
     "humaneval-plus-noextreme": ("assay.benchmarks.evalplus", "load_humaneval_plus", {"variant": "NoExtreme"}),
     "mbpp-plus": ("assay.benchmarks.evalplus", "load_mbpp_plus", {}),
     "mbpp-plus-noextreme": ("assay.benchmarks.evalplus", "load_mbpp_plus", {"variant": "NoExtreme"}),
+    "swift-suite": ("assay.benchmarks.directory", "load_directory", {"shipped_name": "swift-suite"}),
 }
 # MultiPL-E: multipl-e/humaneval-swift, multipl-e/mbpp-rs, ... (one line per language would be 48 lines).
 for _source in ("humaneval", "mbpp"):
@@ -36,10 +37,17 @@ def benchmark_names() -> list[str]:
 
 def load_benchmark(name: str, *, data_dir: Path | None = None, cache_dir: Path | None = None, path: Path | None = None) -> Benchmark:
     """Load a benchmark by its registered name."""
+    if name not in REGISTRY and Path(name).is_dir():  # a directory of hand-written problems
+        from assay.benchmarks.directory import load_directory
+
+        return load_directory(Path(name))
     try:
         module, func, kwargs = REGISTRY[name]
     except KeyError:
-        raise UnknownBenchmark(f"unknown benchmark {name!r}; known: {', '.join(benchmark_names())}") from None
+        raise UnknownBenchmark(
+            f"unknown benchmark {name!r}; known: {', '.join(n for n in benchmark_names() if not n.startswith('multipl-e/'))}, "
+            "multipl-e/<humaneval|mbpp>-<lang>, or a benchmark directory"
+        ) from None
     loader: Callable[..., Benchmark] = getattr(importlib.import_module(module), func)
     options: dict[str, Any] = dict(kwargs)
     if path is not None:

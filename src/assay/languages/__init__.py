@@ -90,3 +90,13 @@ def toolchain_version(name: str) -> str:
         return "no plugin"
     except ToolchainMissing:
         return "missing"
+
+
+def toolchains_record(languages: set[str]) -> dict[str, str]:
+    """What a run records about the toolchains its verdicts came from (rule 2)."""
+    from assay.languages import python as py
+
+    record = {"python": py.python_version(), "driver": py.driver_digest()}
+    for name in sorted(languages - {"python"}):
+        record[name] = toolchain_version(name)
+    return record

@@ -126,12 +126,17 @@ class Language:
         """Files of the work dir besides the script."""
         return {self.source: self.program(problem, code, marker).encode()}
 
-    def script(self, toolchain: Toolchain, limits: RunLimits) -> str:
+    def build_command(self, problem: Problem) -> str | None:
+        """The build phase's shell command for this problem (None: nothing to build)."""
+        return self.build
+
+    def script(self, toolchain: Toolchain, limits: RunLimits, problem: Problem | None = None) -> str:
         """The two-phase shell script."""
-        tools = {name.replace("-", "_").replace("+", "p"): shlex.quote(path) for name, path in toolchain.tools.items()}
+        tools = {name.replace("-", "_").replace("+", "p").replace(".", "_"): shlex.quote(path) for name, path in toolchain.tools.items()}
         lines = ["#!/bin/sh", "exec 2>&1 </dev/null"]
-        if self.build:
-            lines += [f"( {self.build.format(**tools)} ) 1>&2", 'rc=$?', 'echo "build $rc" >&3', '[ "$rc" -eq 0 ] || exit 0']
+        build = self.build_command(problem) if problem is not None else self.build
+        if build:
+            lines += [f"( {build.format(**tools)} ) 1>&2", 'rc=$?', 'echo "build $rc" >&3', '[ "$rc" -eq 0 ] || exit 0']
         else:
             lines.append('echo "build 0" >&3')
         cpu = max(1, int(limits.run_cpu + 0.999))
@@ -152,7 +157,7 @@ class Language:
             return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
         marker = "ASSAY-DONE-" + secrets.token_hex(16)
         files = self.files(problem, code, marker)
-        files[SCRIPT] = self.script(toolchain, limits).encode()
+        files[SCRIPT] = self.script(toolchain, limits, problem).encode()
         env = {"PATH": _path_for(toolchain), "HOME": "/tmp", **toolchain.env}
         box = Limits(
             cpu_seconds=limits.build_cpu,
