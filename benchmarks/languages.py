@@ -1,0 +1,100 @@
+"""Samples per second per language: build + run in the sandbox, with the executor's parallel workers.
+
+    .venv/bin/python benchmarks/languages.py [--languages swift,rust,...] [--per-language 20] [--workers 2]
+    .venv/bin/python benchmarks/languages.py --swifteval     # SwiftEval's setting: 28 problems x 20 samples
+
+MultiPL-E has no reference solutions outside Python, so the per-language workload is the canary's
+program (prompt + stub + the real tests): a full build of the real test code plus a run. The
+SwiftEval setting uses swift-suite's references, each of the 20 samples made distinct (a comment
+with its number) so that nothing is deduplicated; a second pass with 20 identical samples per
+problem shows what deduplication saves. Results are printed as a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from assay.benchmarks import load_benchmark
+from assay.execution import Executor
+from assay.languages import get_language, language_names, toolchain_binds
+from assay.languages.base import ToolchainMissing
+from assay.samples import RawSample
+from assay.sandbox import get_sandbox
+from assay.store import RunStore
+
+DATA = Path(os.environ.get("ASSAY_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+SHORT = {"python": "py", "rust": "rs", "csharp": "cs", "javascript": "js", "typescript": "ts", "ruby": "rb", "perl": "pl",
+         "racket": "rkt", "bash": "sh", "haskell": "hs", "ocaml": "ml", "clojure": "clj"}  # fmt: skip
+
+
+def timed_run(bench, samples: list[RawSample], workers: int) -> tuple[float, dict[str, int]]:  # type: ignore[no-untyped-def]
+    """Wall seconds to judge these samples in a fresh run store, and the status counts."""
+    languages = {bench.problems[s.task_id].language for s in samples}
+    sandbox = get_sandbox(ro_binds=toolchain_binds(languages))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            store = RunStore(Path(tmp) / "run")
+            executor = Executor(sandbox, bench, workers=workers)
+            store.add_samples([(s.task_id, s.index, executor.program_hash(bench.problems[s.task_id], s.solution or ""), None, s.solution, {}) for s in samples])
+            started = time.monotonic()
+            executor.run(samples, store)
+            elapsed = time.monotonic() - started
+            counts: dict[str, int] = {}
+            for *_, verdict in store.results():
+                if verdict is not None:
+                    counts[verdict.status.value] = counts.get(verdict.status.value, 0) + 1
+            store.close()
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    return elapsed, counts
+
+
+def per_language(names: list[str], n: int, workers: int) -> None:
+    print(f"| language | toolchain | programs | wall s | programs/s | statuses |\n| --- | --- | --- | --- | --- | --- |")
+    for name in names:
+        language = get_language(name)
+        try:
+            version = language.toolchain().version
+        except ToolchainMissing as exc:
+            print(f"| {name} | missing: {exc} | | | | |")
+            continue
+        bench = load_benchmark(f"multipl-e/humaneval-{SHORT.get(name, name)}", data_dir=DATA)
+        problems = list(bench.problems.values())[:n]
+        samples = [RawSample(p.id, 0, None, p.prompt + language.stub, i) for i, p in enumerate(problems)]
+        elapsed, counts = timed_run(bench, samples, workers)
+        print(f"| {name} | {version[:40]} | {len(samples)} | {elapsed:.1f} | {len(samples) / elapsed:.2f} | {counts} |", flush=True)
+
+
+def swifteval(workers: int, problems: int = 28, n: int = 20) -> None:
+    bench = load_benchmark("swift-suite")
+    chosen = list(bench.problems.values())[:problems]
+    distinct = [RawSample(p.id, i, None, p.reference_program() + f"\n// sample {i}\n", 0) for p in chosen for i in range(n)]
+    same = [RawSample(p.id, i, None, p.reference_program(), 0) for p in chosen for i in range(n)]
+    for label, samples in (("distinct samples", distinct), ("identical samples (deduplicated)", same)):
+        elapsed, counts = timed_run(bench, samples, workers)
+        print(f"swift-suite {len(chosen)} problems x {n} samples, {label}: {elapsed:.1f} s, {len(samples) / elapsed:.2f} samples/s, {counts}", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--languages", default=",".join(language_names()))
+    parser.add_argument("--per-language", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--swifteval", action="store_true")
+    args = parser.parse_args()
+    if args.swifteval:
+        swifteval(args.workers)
+    else:
+        per_language([n for n in args.languages.split(",") if n], args.per_language, args.workers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

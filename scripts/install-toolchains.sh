@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install, from Debian's packages, the toolchains of the languages Assay runs (needs root).
+# Swift comes from swift.org (https://www.swift.org/install/linux/), Rust from rustup: both are
+# found on PATH or in /opt/swift. `assay toolchains` shows what runs here afterwards.
+set -euo pipefail
+PACKAGES=(
+  bubblewrap
+  g++ gdc golang-go openjdk-17-jdk-headless scala mono-mcs nodejs node-typescript
+  php-cli ruby lua5.4 lua-unit perl libtest-deep-perl r-base-core racket bash
+  elixir clojure ghc ocaml
+)
+if [ "$(id -u)" != 0 ]; then
+  echo "run as root (sudo $0): it installs Debian packages: ${PACKAGES[*]}" >&2
+  exit 2
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+echo "toolchains installed: ${PACKAGES[*]}"
