@@ -100,6 +100,7 @@ def evaluate(
     """Run every sample in the sandbox against the benchmark's tests and score it."""
     from assay.benchmarks import UnknownBenchmark, load_benchmark
     from assay.benchmarks._fetch import DataUnavailable
+    from assay.benchmarks.directory import BenchmarkFormatError
     from assay.evaluate import evaluate as run_evaluation
     from assay.execution import Settings
     from assay.samples import RawSample, SamplesError, read_samples, write_jsonl
@@ -112,7 +113,7 @@ def evaluate(
     cache = cache_dir or default_cache_dir()
     try:
         bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache, path=dataset_file)
-    except (UnknownBenchmark, DataUnavailable, FileNotFoundError) as exc:
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
         fail(str(exc))
     if references:
         if not any(p.reference for p in bench.problems.values()):
@@ -254,6 +255,7 @@ def _model_setup(benchmark: str, model: str, n: int, temperature: float, top_p: 
     """Benchmark, model, template, sampling and traffic settings from the options, or a one-line error."""
     from assay.benchmarks import UnknownBenchmark, load_benchmark
     from assay.benchmarks._fetch import DataUnavailable
+    from assay.benchmarks.directory import BenchmarkFormatError
     from assay.generation import Traffic
     from assay.models import get_model, parse_model_spec
     from assay.models.base import GenerateConfig, ModelConfigError
@@ -261,7 +263,7 @@ def _model_setup(benchmark: str, model: str, n: int, temperature: float, top_p: 
 
     try:
         bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache, path=dataset_file)
-    except (UnknownBenchmark, DataUnavailable, FileNotFoundError) as exc:
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
         fail(str(exc))
     ids = list(bench.problems)
     if task_ids:
@@ -458,11 +460,12 @@ def canary(
     """Build every problem's prompt + a stub + its tests: find problems that cannot compile before blaming a model."""
     from assay.benchmarks import UnknownBenchmark, load_benchmark
     from assay.benchmarks._fetch import DataUnavailable
+    from assay.benchmarks.directory import BenchmarkFormatError
     from assay.canary import run_canary
 
     try:
         bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=default_cache_dir(), path=dataset_file)
-    except (UnknownBenchmark, DataUnavailable, FileNotFoundError) as exc:
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
         fail(str(exc))
     sandbox = _sandbox_for(bench, allow_weak_sandbox)
     progress = _Progress(False)
