@@ -236,6 +236,7 @@ def test_status_counts_order_and_zeros() -> None:
         "timeout",
         "memory_exceeded",
         "sandbox_error",
+        "skipped",
     ]
     assert counts == {
         "passed": 2,
@@ -263,3 +264,32 @@ def test_bca_undefined_falls_back_to_percentile() -> None:
         low, high = bootstrap_mean_ci(values, n_resamples=1, seed=0)
     assert math.isfinite(low) and math.isfinite(high)
     assert 0.0 <= low <= high <= 1.0
+
+
+def test_failure_breakdown_shares() -> None:
+    from assay.metrics import failure_breakdown
+
+    shares = failure_breakdown({"passed": 5, "compile_error": 6, "failed": 3, "timeout": 1})
+    assert shares["compile_error"] == pytest.approx(0.6) and shares["failed"] == pytest.approx(0.3) and shares["timeout"] == pytest.approx(0.1)
+    assert sum(shares.values()) == pytest.approx(1.0)
+    assert failure_breakdown({"passed": 3}) == {k: 0.0 for k in shares}
+
+
+def test_skipped_samples_are_not_scored(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from assay.evaluate import score_run
+    from assay.problems import Benchmark, Problem, ProgramTests, Status, Verdict
+    from assay.store import RunStore
+
+    problems = {pid: Problem(id=pid, language=lang, prompt="", entry_point="f", reference="", tests=ProgramTests("", runner="script"))
+                for pid, lang in (("a", "swift"), ("b", "cobol"))}
+    bench = Benchmark("mixed", "1", "h", "src", problems)
+    store = RunStore(tmp_path / "run")
+    store.add_samples([("a", 0, "h1", "x", None, {}), ("a", 1, "h2", "y", None, {}), ("b", 0, "h3", "z", None, {})])
+    store.put("h1", Verdict(Status.PASSED))
+    store.put("h2", Verdict(Status.COMPILE_ERROR))
+    store.put("h3", Verdict(Status.SKIPPED, message="skipped: no plugin"))
+    result = score_run(store, bench, [1], {}, {}, {})
+    assert result.scores["mixed"][1].value == pytest.approx(0.5)  # problem b is not counted as a failure
+    assert result.counts["skipped"] == 1
+    assert result.by_language["cobol"]["skipped"] == 1 and result.by_language["swift"]["compile_error"] == 1
+    store.close()
