@@ -246,6 +246,7 @@ def test_status_counts_order_and_zeros() -> None:
         "timeout": 1,
         "memory_exceeded": 0,
         "sandbox_error": 1,
+        "skipped": 0,
     }
     assert all(type(key) is str for key in counts)
 
