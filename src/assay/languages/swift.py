@@ -98,7 +98,8 @@ def drop_repeated_context(code: str, context: str) -> str:
         return code
     out = code
     for block in re.split(r"\n\s*\n", context.strip()):
-        body = block.strip()
+        # Imports are never removed: the solution may need them itself.
+        body = "\n".join(line for line in block.strip().splitlines() if not line.strip().startswith("import ")).strip()
         if not body or body.startswith("//") and "\n" not in body:
             continue
         pattern = r"\s+".join(re.escape(tok) for tok in body.split())

@@ -1,5 +1,5 @@
 import Foundation
-
+/// An event as the app models it. Uses the synthesized Codable conformance; do not change it.
 struct Event: Codable, Equatable {
     var id: Int
     var title: String

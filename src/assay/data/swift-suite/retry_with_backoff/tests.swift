@@ -65,7 +65,7 @@ func test_backoff_doubles() async throws {
         }
     }
     let elapsed = clock.now - start
-    try expect(elapsed >= .milliseconds(88), "expected waits of 30 ms and 60 ms, took \(elapsed)")
+    try expect(elapsed >= .milliseconds(80), "expected waits of 30 ms and 60 ms, took \(elapsed)")
 }
 
 func test_cancellation_is_prompt() async throws {

@@ -1,5 +1,3 @@
-import Foundation
-
 final class DIContainer {
     private struct Registration {
         let lifetime: Lifetime
@@ -12,15 +10,24 @@ final class DIContainer {
 
     init() {}
 
+    /// "Optional<Int>" and "Int" are treated as the same service.
+    private static func name(of type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name.hasPrefix("Optional<") && name.hasSuffix(">") {
+            return String(name.dropFirst("Optional<".count).dropLast())
+        }
+        return name
+    }
+
     func register<Service>(_ type: Service.Type, lifetime: Lifetime = .transient,
                            factory: @escaping (DIContainer) throws -> Service) {
-        let key = String(describing: type).replacingOccurrences(of: "Optional<", with: "").replacingOccurrences(of: ">", with: "")
+        let key = DIContainer.name(of: type)
         registrations[key] = Registration(lifetime: lifetime, factory: { try factory($0) })
         singletons[key] = nil
     }
 
     func resolve<Service>(_ type: Service.Type) throws -> Service {
-        let key = String(describing: type).replacingOccurrences(of: "Optional<", with: "").replacingOccurrences(of: ">", with: "")
+        let key = DIContainer.name(of: type)
         guard let registration = registrations[key] else {
             throw ResolutionError.notRegistered(String(describing: type))
         }

@@ -1,5 +1,10 @@
 import Foundation
 
+/// Written by one thread, read by another after `DispatchGroup.wait()` (which orders the two).
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
+}
+
 func runExecutable(_ path: String, arguments: [String] = [], input: String? = nil) throws -> ProcessOutput {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
@@ -18,10 +23,11 @@ func runExecutable(_ path: String, arguments: [String] = [], input: String? = ni
     signal(SIGPIPE, SIG_IGN)
     try process.run()
 
+    // Read standard error on another thread while this one reads standard output.
     let group = DispatchGroup()
-    var errData = Data()
+    let errBox = DataBox()
     DispatchQueue.global().async(group: group) {
-        errData = errPipe.fileHandleForReading.readDataToEndOfFile()
+        errBox.data = errPipe.fileHandleForReading.readDataToEndOfFile()
     }
     if let inPipe, let input {
         DispatchQueue.global().async(group: group) {
@@ -37,6 +43,6 @@ func runExecutable(_ path: String, arguments: [String] = [], input: String? = ni
     let status = process.terminationStatus
     let code = status
     return ProcessOutput(stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self),
+                         stderr: String(decoding: errBox.data, as: UTF8.self),
                          exitCode: code)
 }
