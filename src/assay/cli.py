@@ -509,5 +509,11 @@ def main() -> None:
     app()
 
 
+# The report commands live in their own module and register themselves on `app`.
+from assay import cli_report  # noqa: E402,F401
+
 if __name__ == "__main__":
-    main()
+    # Run as `python -m assay.cli`: this file is __main__, so use the module the commands registered on.
+    from assay.cli import main as _main
+
+    _main()
