@@ -9,6 +9,8 @@ PACKAGES=(
   php-cli ruby lua5.4 lua-unit perl libtest-deep-perl r-base-core racket bash
   elixir clojure ghc ocaml
 )
+# shellcheck disable=SC2206
+PACKAGES+=(${EXTRA_PACKAGES:-})  # e.g. EXTRA_PACKAGES="chromium chromium-driver" (what CI adds for the browser test)
 if [ "$(id -u)" != 0 ]; then
   echo "run as root (sudo $0): it installs Debian packages: ${PACKAGES[*]}" >&2
   exit 2
