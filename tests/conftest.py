@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ def data_dir() -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Tests never read or write the user's ~/.cache/assay; expected outputs are shared per session.
-    monkeypatch.setenv("ASSAY_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "assay-cache"))
+def pytest_configure(config: pytest.Config) -> None:
+    # Tests never read or write the user's ~/.cache/assay (module-scoped fixtures included, which run
+    # before any function-scoped fixture could redirect it); the cache is shared by the whole session.
+    os.environ["ASSAY_CACHE_DIR"] = tempfile.mkdtemp(prefix="assay-test-cache-")

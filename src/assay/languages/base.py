@@ -316,6 +316,13 @@ def _code_chars_indexed(text: str, line_comment: str) -> list[tuple[int, str]]:
             i = n if j < 0 else j + 2
             continue
         ch = text[i]
+        if ch == "'":  # a char literal ('}', '\n', '\''); a Rust lifetime ('a) has no closing quote two or three on
+            if i + 2 < n and text[i + 1] != "\\" and text[i + 2] == "'":
+                i += 3
+                continue
+            if i + 3 < n and text[i + 1] == "\\" and text[i + 3] == "'":
+                i += 4
+                continue
         if ch == '"':
             j = i + 1
             while j < n and text[j] != '"' and text[j] != "\n":
