@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from markupsafe import Markup
 from assay.report.render import CATEGORIES, CATEGORY_COLOURS, Column, TextTable, format_cell
 from assay.report.runs import ReportError, Run, local_benchmark, natural_sorted
 from assay.report.tables import BenchmarkComparison, SolveMatrix
+from assay.store import RunStore
 
 if TYPE_CHECKING:
     from assay.report import Report
@@ -129,7 +131,7 @@ def heat_css() -> str:
     """CSS classes h0..h20 (and hn: no sample) with the heat map's colours."""
     from assay.report.plots import rate_colour
 
-    lines = [f".h{i}{{background:{rate_colour(i / HEAT_LEVELS)}{';color:#fff' if i / HEAT_LEVELS > 0.7 else ''}}}" for i in range(HEAT_LEVELS + 1)]
+    lines = [f".h{i}{{background:{rate_colour(i / HEAT_LEVELS)}{';color:#fff' if i / HEAT_LEVELS > 0.85 else ''}}}" for i in range(HEAT_LEVELS + 1)]
     return "\n".join([*lines, f".hn{{background:{rate_colour(None)};color:#999}}"])
 
 
@@ -147,11 +149,10 @@ def _cap(text: str | None, limit: int = TEXT_CAP) -> str:
 
 def problem_data(runs: Sequence[Run], include_samples: bool = True) -> dict[str, Any]:
     """Per benchmark and problem: the prompt (when the benchmark is loadable) and each run's samples with their verdicts."""
-    from assay.store import RunStore
-
     out: dict[str, Any] = {"runs": [{"model": r.display_name, "dir": str(r.run_dir)} for r in runs], "benchmarks": {}}
     for bench_name in dict.fromkeys(r.benchmark.name for r in runs):
         chosen = [(i, r) for i, r in enumerate(runs) if r.benchmark.name == bench_name]
+        chosen.sort(key=lambda p: -_headline(p[1]))  # best first, as in the solve matrix
         bench = None
         for _, r in chosen:
             bench = local_benchmark(r.benchmark, (r.config.get("benchmark") or {}).get("source"))
@@ -166,7 +167,7 @@ def problem_data(runs: Sequence[Run], include_samples: bool = True) -> dict[str,
                 if problem is not None:
                     entry["prompt"] = problem.prompt
             if include_samples:
-                _add_samples(problems, i, run, RunStore)
+                _add_samples(problems, i, run)
         note = None
         if bench is None:
             note = f"the prompts are unavailable: {bench_name} was not found here as the runs recorded it (the file they name is absent or changed)"
@@ -175,16 +176,22 @@ def problem_data(runs: Sequence[Run], include_samples: bool = True) -> dict[str,
     return out
 
 
-def _add_samples(problems: dict[str, dict[str, Any]], run_index: int, run: Run, store_type: Any) -> None:
+def _headline(run: Run) -> float:
+    """The run's pass@1 on its headline suite (-1 when undefined), to list models best first."""
+    value = run.score(run.headline_suite, 1).value
+    return value if math.isfinite(value) else -1.0
+
+
+def _add_samples(problems: dict[str, dict[str, Any]], run_index: int, run: Run) -> None:
     """Append one run's samples (code once per distinct text, status, message, tests, output) to the problems' entries."""
     try:
-        store = store_type(run.run_dir)
-    except Exception as exc:  # noqa: BLE001 - a report still renders; the panel says why samples are missing
-        raise ReportError(f"{run.run_dir}: cannot read its samples ({exc}); render without samples or fix the run directory") from None
-    try:
-        results = list(store.results())
-    finally:
-        store.close()
+        store = RunStore(run.run_dir)
+        try:
+            results = list(store.results())
+        finally:
+            store.close()
+    except sqlite3.Error as exc:
+        raise ReportError(f"{run.run_dir}/run.sqlite cannot be read ({exc}); render without samples or fix the run directory") from None
     for task_id, idx, completion, solution, _extra, verdict in results:
         entry = problems.get(task_id)
         if entry is None:
@@ -231,8 +238,7 @@ def _sections(report: Report, warnings: list[str]) -> list[Section]:
     if report.anatomy is not None and report.anatomy.rows:
         (table,) = report.anatomy.tables()
         svg = _plot(lambda: plots.anatomy_svg(report.anatomy, "plot-anatomy"), warnings)  # type: ignore[arg-type]
-        legend = [(plots.FAILURE_COLOURS[k], plots.FAILURE_TITLES[k]) for k in plots.FAILURE_COLOURS]
-        out.append(Section("failures", "Failure anatomy", [html_table(table, "t-failures")], svg=svg, legend=legend, kind="anatomy"))
+        out.append(Section("failures", "Failure anatomy", [html_table(table, "t-failures")], svg=svg, kind="anatomy"))
     for i, matrix in enumerate(report.matrices):
         heat = {"models": matrix.models, "problems": matrix.problems, "bench": matrix.suite.split(":")[0],
                 "rates": [[None if v is None else round(v, 4) for v in row] for row in matrix.rates], "unsolved": len(matrix.unsolved)}
@@ -280,7 +286,7 @@ def render_html(report: Report, *, include_samples: bool = True, assay_commit: s
 
     warnings: list[str] = []
     sections = _sections(report, warnings)
-    data = problem_data(report.runs, include_samples)
+    data = problem_data(report.runs, include_samples) if report.matrices else {"runs": [], "benchmarks": {}}  # problems open from the solve matrices
     if not include_samples:
         warnings.append("samples not included in this report: problem panels show prompts only")
     provenance = report.provenance

@@ -30,6 +30,7 @@ FAILURE_COLOURS = {
 FAILURE_TITLES = {"compile_error": "compile error", "runtime_error": "runtime error", "failed": "failed tests", "timeout": "timeout", "memory_exceeded": "memory"}
 POINT_COLOUR, TREND_COLOUR, UNKNOWN_COLOUR = "#1F77B4", "#FF7F0E", "#6BAED6"  # as the paper: blue points, orange OLS line
 MAX_POINT_LABELS = 40  # more labels than this overlap into noise; the table under the plot names every point
+MAX_LINE_LABELS = 12  # likewise for the lines of models of unknown size (the list beside the plot names them all)
 
 _RC = {
     "svg.hashsalt": "assay-report",  # clip-path ids from content, not uuid4: deterministic output
@@ -42,16 +43,29 @@ _RC = {
 }
 
 
-def _pyplot() -> Any:
-    """matplotlib.pyplot on the Agg backend, or ReportError with the install hint."""
+def _matplotlib() -> Any:
+    """The matplotlib module, or ReportError with the install hint."""
     try:
         import matplotlib
     except ImportError:
         raise ReportError("plots need matplotlib; install it with `pip install matplotlib`") from None
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    return matplotlib
 
-    return plt
+
+def _rc() -> Any:
+    """A context with the report's matplotlib settings."""
+    return _matplotlib().rc_context(_RC)
+
+
+def _figure(width: float, height: float) -> Figure:
+    """A figure not managed by pyplot (no GUI backend, no global state; pyplot's import alone costs seconds)."""
+    _matplotlib()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)  # the Agg canvas: savefig(format="svg") switches to the SVG backend from it
+    return fig
 
 
 def plain(text: str) -> str:
@@ -61,12 +75,8 @@ def plain(text: str) -> str:
 
 def figure_svg(fig: Figure, prefix: str, label: str = "") -> str:
     """A figure as an `<svg>` element ready to inline in HTML: ids prefixed, no prolog, metadata, comments or URLs."""
-    plt = _pyplot()
     buffer = io.StringIO()
-    try:
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
-    finally:
-        plt.close(fig)
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     return clean_svg(buffer.getvalue(), prefix, label)
 
 
@@ -98,9 +108,8 @@ def _short(text: str, width: int = 34) -> str:
 
 def scatter_svg(scatter: SizeScatter, prefix: str = "scatter") -> str:
     """Score against model size: points with their intervals, the OLS line, r and ρ in the legend; unknown sizes as lines and a list beside the plot."""
-    plt = _pyplot()
-    with plt.rc_context(_RC):
-        fig = plt.figure(figsize=(8.4, 4.6))
+    with _rc():
+        fig = _figure(8.4, 4.6)
         ax = fig.add_axes((0.08, 0.11, 0.60, 0.80))
         xs = [r.size_b for r, _ in scatter.points]
         ys = [100 * s.value for _, s in scatter.points]
@@ -123,7 +132,7 @@ def scatter_svg(scatter: SizeScatter, prefix: str = "scatter") -> str:
             else:
                 grid = [lo + (hi - lo) * i / 50 for i in range(51)]
                 line = [fit.predict(g) for g in grid]
-            stats = f"OLS trend (R² = {fit.r_squared:.2f})"
+            stats = f"OLS trend (R² = {fit.r_squared:.2f})" if math.isfinite(fit.r_squared) else "OLS trend"
             if math.isfinite(c.pearson_r):
                 stats += f"\nPearson r = {c.pearson_r:.2f}, Spearman ρ = {c.spearman_rho:.2f} (n = {c.n})"
             ax.plot(grid, line, color=TREND_COLOUR, linewidth=1.8, label=stats, zorder=2)
@@ -132,6 +141,9 @@ def scatter_svg(scatter: SizeScatter, prefix: str = "scatter") -> str:
         for run, s in scatter.unknown_size:
             if math.isfinite(s.value):
                 ax.axhline(100 * s.value, color=UNKNOWN_COLOUR, linewidth=0.9, linestyle=(0, (4, 3)), zorder=1)
+                if len(scatter.unknown_size) <= MAX_LINE_LABELS:
+                    ax.annotate(plain(_short(run.display_name, 28)), (1.0, 100 * s.value), xycoords=("axes fraction", "data"), xytext=(-2, 2),
+                                textcoords="offset points", ha="right", va="bottom", fontsize=6.5, color="#3182BD")
         if scatter.unknown_size:
             ax.plot([], [], color=UNKNOWN_COLOUR, linewidth=0.9, linestyle=(0, (4, 3)), label="models of unknown size (score)")
         ax.set_ylim(0, 100)
@@ -161,15 +173,15 @@ def _unknown_list(fig: Figure, scatter: SizeScatter) -> None:
 
 def anatomy_svg(anatomy: FailureAnatomy, prefix: str = "anatomy") -> str:
     """Stacked horizontal bars: each model x language's failures split into compile errors, runtime errors, failed tests, timeouts and memory."""
-    plt = _pyplot()
     rows = anatomy.rows
     several = len({r.benchmark for r in rows}) > 1
     labels = [plain(_short(f"{r.model} · " + (f"{r.benchmark} · " if several else "") + r.language, 48)) for r in rows]
-    with plt.rc_context(_RC):
-        height = 1.2 + 0.28 * max(1, len(rows))
-        fig = plt.figure(figsize=(8.4, height))
-        left = min(0.45, 0.1 + 0.0085 * max((len(lab) for lab in labels), default=10))
-        ax = fig.add_axes((left, 0.75 / height, 0.86 - left, 1 - 1.15 / height))
+    with _rc():
+        top, bottom, per_bar = 0.75, 0.55, 0.28  # inches: title and legend above, axis label below
+        height = top + bottom + per_bar * max(1, len(rows))
+        fig = _figure(8.4, height)
+        left = min(0.45, 0.04 + 0.0078 * max((len(lab) for lab in labels), default=10))
+        ax = fig.add_axes((left, bottom / height, 0.84 - left, 1 - (top + bottom) / height))
         ys = list(range(len(rows)))
         starts = [0.0] * len(rows)
         for kind in FAILURE_KINDS:
@@ -186,11 +198,10 @@ def anatomy_svg(anatomy: FailureAnatomy, prefix: str = "anatomy") -> str:
         ax.set_ylim(len(rows) - 0.5, -0.5)
         ax.set_xlim(0, 100)
         ax.set_xlabel("share of failed samples (%)")
-        ax.set_title("Failure anatomy: how samples failed", fontsize=10, loc="left")
-        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0 + 0.25 / height), ncol=len(FAILURE_KINDS), fontsize=7, frameon=False,
-                  handlelength=1.2, columnspacing=1.0, borderaxespad=0.0)
         ax.tick_params(axis="y", length=0)
-        ax.title.set_position((0.0, 1.0 + 0.55 / height))
+        fig.text(0.01, 1 - 0.22 / height, "Failure anatomy: how the failed samples failed", fontsize=10, va="center")
+        fig.legend(*ax.get_legend_handles_labels(), loc="center left", bbox_to_anchor=(left, 1 - 0.52 / height), ncol=len(FAILURE_KINDS),
+                   fontsize=7.5, frameon=False, handlelength=1.2, columnspacing=1.2, borderaxespad=0.0)
         return figure_svg(fig, prefix, "Failure anatomy: share of compile errors, runtime errors, failed tests, timeouts and memory per model and language")
 
 
@@ -198,7 +209,7 @@ def rate_colour(rate: float | None) -> str:
     """Heat-map colour of a solve rate: red (never solved) through yellow to green (always); light grey when unknown."""
     if rate is None or not math.isfinite(rate):
         return "#F2F2F2"
-    stops: Sequence[tuple[float, tuple[int, int, int]]] = ((0.0, (0xE0, 0x6C, 0x5F)), (0.5, (0xFF, 0xE0, 0x8A)), (1.0, (0x2E, 0x8B, 0x57)))
+    stops: Sequence[tuple[float, tuple[int, int, int]]] = ((0.0, (0xF0, 0xA0, 0x96)), (0.5, (0xFF, 0xE6, 0x99)), (1.0, (0x3A, 0x9A, 0x5B)))
     for (x0, c0), (x1, c1) in zip(stops, stops[1:]):
         if rate <= x1:
             t = (rate - x0) / (x1 - x0)
