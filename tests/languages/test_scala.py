@@ -1,6 +1,7 @@
 """Scala on MultiPL-E: correct programs pass, each kind of wrong one fails with the right status.
 
-scalac takes seconds per program, so every program of this file is judged up front, two at a time."""
+scalac takes about 4 s of CPU per program, so this file judges one program per kind of verdict, all
+up front and two at a time, and its canary samples 4 problems."""
 
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ CORRECT = {
 WRONG = [
     ("HumanEval_23_strlen", "        string.length + 1\n", Status.FAILED),  # wrong answer
     ("HumanEval_23_strlen", "        string.lenght\n", Status.COMPILE_ERROR),  # no such member
-    ("HumanEval_23_strlen", "        val s : String = null\n        s.length\n", Status.RUNTIME_ERROR),  # NullPointerException
     ("HumanEval_8_sum_product", "        (numbers(numbers.length), 1l)\n", Status.RUNTIME_ERROR),  # index out of range
     ("HumanEval_23_strlen", "        while (true) {}\n        0l\n", Status.TIMEOUT),
     ("HumanEval_23_strlen", '        println("tests passed")\n        sys.exit(0)\n', Status.FAILED),  # early exit 0
@@ -118,7 +118,7 @@ def test_hostile_programs_are_contained(verdicts) -> None:  # type: ignore[no-un
 @pytest.mark.slow
 def test_canary_builds_every_sampled_problem_with_a_stub(scala) -> None:  # type: ignore[no-untyped-def]
     bench = benchmark(BENCH)
-    ids = list(bench.problems)[:6]
+    ids = list(bench.problems)[:4]
     result = run_canary(bench, sandbox_for("scala"), workers=2, task_ids=ids)
     assert not result.broken, {k: v.message for k, v in result.broken.items()}
     assert not result.stub_passes
