@@ -28,4 +28,7 @@ def data_dir() -> Path:
 def pytest_configure(config: pytest.Config) -> None:
     # Tests never read or write the user's ~/.cache/assay (module-scoped fixtures included, which run
     # before any function-scoped fixture could redirect it); the cache is shared by the whole session.
-    os.environ["ASSAY_CACHE_DIR"] = tempfile.mkdtemp(prefix="assay-test-cache-")
+    # Under /var/tmp, not /tmp: every sandbox run gets a fresh /tmp, which would hide the read-only
+    # toolchain helpers (C++ precompiled header, JVM archives) cached here from the programs.
+    base = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
+    os.environ["ASSAY_CACHE_DIR"] = tempfile.mkdtemp(prefix="assay-test-cache-", dir=base)
