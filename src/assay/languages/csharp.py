@@ -15,7 +15,7 @@ import os
 import re
 from typing import ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing
 from assay.languages.java import ClassSplicer
 from assay.problems import Problem
 
@@ -29,7 +29,7 @@ class CSharp(ClassSplicer, BraceLanguage):
     source = "Problem.cs"
     tools = ("mcs", "mono")
     version_args = ("--version",)
-    install_hint = "apt-get install -y mono-mcs mono-runtime"  # plus libmono-system-numerics4.0-cil (mono-devel has all)
+    install_hint = "apt-get install -y mono-mcs mono-runtime libmono-system-numerics4.0-cil"
     build = "{mcs} -d:DEBUG -r:System.Numerics.dll -main:AssayTestMain -out:Problem.exe Problem.cs"
     run = "{mono} Problem.exe"
     env: ClassVar[dict[str, str]] = {"MONO_GC_PARAMS": "max-heap-size=1g"}  # the heap's cap, not an address-space limit
@@ -52,6 +52,10 @@ class CSharp(ClassSplicer, BraceLanguage):
     def toolchain(cls) -> Toolchain:
         """mcs and mono, and /etc/mono (Mono's configuration: dll maps, machine.config)."""
         base = super().toolchain()
+        prefix = os.path.dirname(os.path.dirname(os.path.realpath(base.tools["mono"])))
+        numerics = os.path.join(prefix, "lib", "mono", "4.5", "System.Numerics.dll")
+        if not os.path.exists(numerics):  # every MultiPL-E program references it
+            raise ToolchainMissing(f"C#: {numerics} not found; install with: {cls.install_hint}")
         binds = {*base.ro_binds, *(["/etc/mono"] if os.path.isdir("/etc/mono") else [])}
         return dataclasses.replace(base, ro_binds=tuple(sorted(binds)))
 

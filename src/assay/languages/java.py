@@ -190,7 +190,7 @@ class ClassSplicer:
             loose = self.outside_blocks(code, [b for b in blocks if self.type_re.search(b.header)])
             if not self.declares(loose, entry):
                 return None
-            members = loose
+            members = self.import_re.sub("", loose)  # the imports go before the prompt's (below)
             others = [b for b in blocks if self.type_re.search(b.header)]
         members = self.drop_imports(self.remove_main(members))
         imports = [m.group(0).strip() for m in self.import_re.finditer(self.outside_blocks(code, blocks))]

@@ -14,8 +14,9 @@ import re
 from assay.languages.base import ASSERT_EXIT, Language
 from assay.problems import Problem
 
-# A chat model's `export function f` is not valid in a CommonJS script; the keyword is dropped.
+# A chat model's `export function f` / `export { f };` is not valid in a CommonJS script: dropped.
 _EXPORT = re.compile(r"^export\s+(?:default\s+)?(?=(?:async\s+)?function\b|const\b|let\b|var\b|class\b)", re.M)
+_EXPORT_LIST = re.compile(r"^export\s*\{[^}]*\}\s*;?[ \t]*$", re.M)
 
 
 def guarded_tests(body: str, marker: str, catch_param: str = "e", process: str = "process") -> str:
@@ -47,7 +48,7 @@ class JavaScript(Language):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """code + tests, as MultiPL-E runs it; `export` keywords of a whole program are dropped."""
-        return _EXPORT.sub("", code) + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        return _EXPORT_LIST.sub("", _EXPORT.sub("", code)) + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests unchanged, inside a try block that maps node:assert failures to ASSERT_EXIT."""

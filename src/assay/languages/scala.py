@@ -15,6 +15,7 @@ import functools
 import os
 import re
 import subprocess
+import zipfile
 from pathlib import Path
 from typing import ClassVar
 
@@ -131,6 +132,18 @@ class Scala(ClassSplicer, BraceLanguage):
             if not real.startswith("/usr/"):
                 binds.add(real)
         return dataclasses.replace(base, ro_binds=tuple(sorted(binds)), env=env)
+
+    @classmethod
+    def read_version(cls, tool_path: str) -> str:
+        """The compiler's version from scala-compiler.jar (no JVM start, unlike `scalac -version`)."""
+        lib = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(tool_path))), "lib")
+        try:
+            with zipfile.ZipFile(os.path.join(lib, "scala-compiler.jar")) as jar:
+                text = jar.read("compiler.properties").decode("utf-8", "replace")
+        except (OSError, KeyError, zipfile.BadZipFile):
+            return super().read_version(tool_path)
+        match = re.search(r"^version\.number=(\S+)", text, re.M)
+        return f"Scala compiler version {match.group(1)}" if match else super().read_version(tool_path)
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """prompt + completion + tests (whole programs spliced into that shape), then the wrapper object."""
