@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import collections
 import math
+import os
+import sys
 
 import numpy as np
 import pytest
 
 from assay.benchmarks import load_benchmark
-from assay.execution import Executor
+from assay.execution import Executor, Settings
 from assay.languages import plaindata
 from assay.problems import CaseTests, Case, Problem, Status
 from assay.sandbox import get_sandbox
@@ -90,14 +92,17 @@ def test_case_statuses_are_told_apart(sandbox, tmp_path) -> None:
 
 def test_expected_outputs_never_enter_the_sandbox(sandbox, tmp_path) -> None:
     # The sample searches its whole file system view for the expected answer's text.
+    # It skips the system and interpreter trees (the host's, not the sandboxed interpreter's
+    # prefix: the zygote runs the base interpreter) and gets CPU time enough to read all the rest.
     secret = "expected-value-7f3a9"
     bench = _case_benchmark(f"def f():\n    return {secret!r}\n", "f", [()])
-    ex = Executor(sandbox, bench, cache_dir=tmp_path)
+    ex = Executor(sandbox, bench, Settings(min_time_limit=30.0), cache_dir=tmp_path)
+    skip = ("/proc", "/sys", "/usr", "/dev", sys.base_prefix, sys.prefix, os.path.realpath(sys.prefix))
     probe = (
         "import os, sys\n"
         "def f():\n"
         "    for root, dirs, files in os.walk('/'):\n"
-        "        if root.startswith(('/proc', '/sys', '/usr', '/dev', sys.base_prefix, sys.prefix)):\n"
+        f"        if root.startswith({skip!r}):\n"
         "            dirs[:] = []\n"
         "            continue\n"
         "        for name in files:\n"
