@@ -2,21 +2,31 @@
 
     .venv/bin/python benchmarks/languages.py [--languages swift,rust,...] [--per-language 20] [--workers 2]
     .venv/bin/python benchmarks/languages.py --swifteval     # SwiftEval's setting: 28 problems x 20 samples
+    .venv/bin/python benchmarks/languages.py --bare          # also MultiPL-E's own commands, bare, side by side
 
 MultiPL-E has no reference solutions outside Python, so the per-language workload is the canary's
 program (prompt + stub + the real tests): a full build of the real test code plus a run. The
 SwiftEval setting uses swift-suite's references, each of the 20 samples made distinct (a comment
 with its number) so that nothing is deduplicated; a second pass with 20 identical samples per
 problem shows what deduplication saves. Results are printed as a Markdown table.
+
+--bare also runs the same programs with the commands MultiPL-E's evaluator uses for each language
+(evaluation/src/eval_<lang>.py upstream: `swiftc f.swift -o f && ./f`, `rustc f.rs -o f`, `go test
+f_test.go`, `javac -d out f.java && java -ea -cp out Problem`, ...), directly on the host with the
+same number of parallel workers: no sandbox, no limits, no phase classification. That is the peer:
+what MultiPL-E's evaluation does inside its container, minus the container.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import os
+import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from assay.benchmarks import load_benchmark
@@ -56,8 +66,69 @@ def timed_run(bench, samples: list[RawSample], workers: int) -> tuple[float, dic
     return elapsed, counts
 
 
-def per_language(names: list[str], n: int, workers: int) -> None:
-    print(f"| language | toolchain | programs | wall s | programs/s | statuses |\n| --- | --- | --- | --- | --- | --- |")
+# MultiPL-E's commands per language (evaluation/src/eval_<lang>.py), run in the program's own temp
+# dir; {f} is the program file, {b} the file without its extension, {cp} the javatuples classes.
+BARE: dict[str, tuple[str, list[str]]] = {
+    "python": ("py", ["python3 {f}"]),
+    "javascript": ("js", ["node {f}"]),
+    "lua": ("lua", ["lua5.4 {f}"]),
+    "ruby": ("rb", ["ruby {f}"]),
+    "php": ("php", ["php {f}"]),
+    "perl": ("pl", ["perl {f}"]),
+    "bash": ("sh", ["bash {f}"]),
+    "r": ("r", ["Rscript {f}"]),
+    "racket": ("rkt", ["racket {f}"]),
+    "swift": ("swift", ["swiftc {f} -o {b}", "{b}"]),
+    "rust": ("rs", ["rustc {f} -o {b}", "{b}"]),
+    "cpp": ("cpp", ["g++ {f} -o {b} -std=c++17", "{b}"]),
+    "go": ("go", ["go test {f}"]),
+    "java": ("java", ["javac -encoding UTF8 -cp {cp} -d out {f}", "java -ea -cp out:{cp} Problem"]),
+    "scala": ("scala", ["scalac -d out {f}", "scala -cp out Problem"]),
+}
+
+
+def bare_run(language: str, programs: list[str], workers: int) -> tuple[float, dict[str, int]] | None:
+    """Wall seconds for MultiPL-E's own commands over these programs, on the host, and how far each
+    got (the step that failed: a compile error would make the peer look faster); None: no command."""
+    if language not in BARE:
+        return None
+    ext, commands = BARE[language]
+    javatuples = next(iter(glob.glob(os.path.expanduser("~/.cache/assay/toolchains/java-*/javatuples"))), "")
+    with tempfile.TemporaryDirectory() as shared:
+        env = {**os.environ, "GOCACHE": f"{shared}/go-build", "GOFLAGS": "-count=1"}  # a cold Go cache per batch
+
+        def one(index: int, program: str) -> str:
+            with tempfile.TemporaryDirectory() as tmp:
+                name = f"p{index}_test" if language == "go" else f"p{index}"
+                path = Path(tmp) / f"{name}.{ext}"
+                path.write_text(program)
+                (Path(tmp) / "out").mkdir()
+                for command in commands:
+                    argv = command.format(f=path, b=Path(tmp) / name, cp=javatuples).split()
+                    try:
+                        done = subprocess.run(argv, cwd=tmp, env=env, capture_output=True, timeout=60)
+                    except subprocess.TimeoutExpired:
+                        return f"timeout in {os.path.basename(argv[0])}"
+                    if done.returncode != 0:
+                        return f"exit {done.returncode} from {os.path.basename(argv[0])}"
+                return "exit 0"
+
+        started = time.monotonic()
+        with ThreadPoolExecutor(workers) as pool:
+            outcomes = list(pool.map(one, range(len(programs)), programs))
+        elapsed = time.monotonic() - started
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome] = counts.get(outcome, 0) + 1
+    return elapsed, counts
+
+
+def per_language(names: list[str], n: int, workers: int, bare: bool = False) -> None:
+    head = "| language | toolchain | programs | wall s | programs/s | statuses |"
+    if bare:
+        head += " bare MultiPL-E commands: wall s | their outcomes | speed-up (bare ÷ Assay) |"
+    print(head)
+    print("|" + " --- |" * (head.count("|") - 1))
     for name in names:
         language = get_language(name)
         try:
@@ -69,7 +140,12 @@ def per_language(names: list[str], n: int, workers: int) -> None:
         problems = list(bench.problems.values())[:n]
         samples = [RawSample(p.id, 0, None, p.prompt + language.stub, i) for i, p in enumerate(problems)]
         elapsed, counts = timed_run(bench, samples, workers)
-        print(f"| {name} | {version[:40]} | {len(samples)} | {elapsed:.1f} | {len(samples) / elapsed:.2f} | {counts} |", flush=True)
+        row = f"| {name} | {version[:40]} | {len(samples)} | {elapsed:.1f} | {len(samples) / elapsed:.2f} | {counts} |"
+        if bare:
+            programs = [p.prompt + language.stub + p.tests.code for p in problems]  # type: ignore[union-attr]
+            peer = bare_run(name, programs, workers)
+            row += f" {peer[0]:.1f} | {peer[1]} | {peer[0] / elapsed:.2f}x |" if peer else " — | — | — |"
+        print(row, flush=True)
 
 
 def swifteval(workers: int, problems: int = 28, n: int = 20) -> None:
@@ -88,11 +164,12 @@ def main() -> int:
     parser.add_argument("--per-language", type=int, default=20)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--swifteval", action="store_true")
+    parser.add_argument("--bare", action="store_true", help="also time MultiPL-E's own commands on the host")
     args = parser.parse_args()
     if args.swifteval:
         swifteval(args.workers)
     else:
-        per_language([n for n in args.languages.split(",") if n], args.per_language, args.workers)
+        per_language([n for n in args.languages.split(",") if n], args.per_language, args.workers, args.bare)
     return 0
 
 

@@ -1,39 +1,14 @@
-"""TypeScript on MultiPL-E (tsc, Node.js): correct programs pass, each kind of wrong one fails with the right status."""
+"""TypeScript on MultiPL-E (tsc, Node.js): correct programs pass, each kind of wrong one fails with the right status.
+
+Every program of this file but the canary's is judged up front, two at a time."""
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
-import pytest
-
-from assay.canary import run_canary
+from assay.languages.base import Language
 from assay.problems import Status
-from tests.languages._common import benchmark, judge, language_or_skip, sandbox_for
-
-BENCH = "multipl-e/humaneval-ts"
-ESCAPED = "/var/tmp/assay-typescript-test-escaped"
-
-CORRECT = {
-    "HumanEval_0_has_close_elements": (
-        "  for (let i = 0; i < numbers.length; i++)\n    for (let j = 0; j < numbers.length; j++)\n"
-        "      if (i !== j && Math.abs(numbers[i] - numbers[j]) < threshold) return true;\n  return false;\n}\n"
-    ),
-    "HumanEval_8_sum_product": "  return [numbers.reduce((a, b) => a + b, 0), numbers.reduce((a, b) => a * b, 1)];\n}\n",
-    "HumanEval_13_greatest_common_divisor": "  while (b) { [a, b] = [b, a % b]; }\n  return a;\n}\n",
-    "HumanEval_23_strlen": "  return string.length;\n}\n",
-}
-
-WRONG = [
-    ("HumanEval_23_strlen", "  return string.length + 1;\n}\n", Status.FAILED),  # wrong answer
-    ("HumanEval_8_sum_product", "  return [0, 1];\n}\n", Status.FAILED),
-    ("HumanEval_23_strlen", '  return "3";\n}\n', Status.COMPILE_ERROR),  # a type error (TS2322)
-    ("HumanEval_23_strlen", "  return string.length +;\n}\n", Status.COMPILE_ERROR),  # a syntax error
-    ("HumanEval_23_strlen", "  let s: any = null;\n  return s.length;\n}\n", Status.RUNTIME_ERROR),  # TypeError
-    ("HumanEval_8_sum_product", "  return [(numbers[numbers.length] as any).value, 1];\n}\n", Status.RUNTIME_ERROR),  # past the end
-    ("HumanEval_23_strlen", "  while (true) {}\n}\n", Status.TIMEOUT),
-    ("HumanEval_23_strlen", '  console.log("tests passed");\n  (globalThis as any).process.exit(0);\n  return 0;\n}\n', Status.FAILED),  # early exit 0
-]
+from tests.languages._common import *  # the shared tests, run on SPEC
+from tests.languages._common import LanguageSpec
+from tests.languages.test_javascript import SPEC as JAVASCRIPT
 
 # A module (export) with its own helpers and a demo call.
 CHAT_REPLY = """/**
@@ -48,71 +23,31 @@ const chars = (s: string): string[] => Array.from(s);
 console.log(strlen("abc"));
 """
 
-HOSTILE = {
-    "writes": f"  try {{ require('fs').writeFileSync({ESCAPED!r}, 'x'); }} catch (e) {{}}\n  return string.length;\n}}\n",
-    "floods": "  while (true) console.log('x'.repeat(1000));\n}\n",  # queued in memory by node: ends at its CPU limit
-}
+SPEC = LanguageSpec(
+    language="typescript",
+    bench="multipl-e/humaneval-ts",
+    correct=JAVASCRIPT.correct,  # JavaScript's completions are TypeScript too
+    wrong=[
+        ("HumanEval_23_strlen", "  return string.length + 1;\n}\n", Status.FAILED),  # wrong answer
+        ("HumanEval_8_sum_product", "  return [0, 1];\n}\n", Status.FAILED),
+        ("HumanEval_23_strlen", '  return "3";\n}\n', Status.COMPILE_ERROR),  # a type error (TS2322)
+        ("HumanEval_23_strlen", "  return string.length +;\n}\n", Status.COMPILE_ERROR),  # a syntax error
+        ("HumanEval_23_strlen", "  let s: any = null;\n  return s.length;\n}\n", Status.RUNTIME_ERROR),  # TypeError
+        ("HumanEval_8_sum_product", "  return [(numbers[numbers.length] as any).value, 1];\n}\n", Status.RUNTIME_ERROR),  # past the end
+        ("HumanEval_23_strlen", "  while (true) {}\n}\n", Status.TIMEOUT),
+        ("HumanEval_23_strlen", '  console.log("tests passed");\n  (globalThis as any).process.exit(0);\n  return 0;\n}\n', Status.FAILED),  # early exit 0
+    ],
+    chat_reply=CHAT_REPLY,
+    hostile_write=JAVASCRIPT.hostile_write,
+    floods=("  while (true) console.log('x'.repeat(1000));\n}\n",),  # queued in memory by node: ends at its CPU limit
+    flood_statuses=(Status.TIMEOUT, Status.RUNTIME_ERROR),
+    flood_message=None,
+    prejudge=True,
+    tight_write=True,
+    escape_path="/var/tmp/assay-typescript-test-escaped",
+    toolchain_cache=True,  # the compiler's start-up snapshot
+)
 
 
-@pytest.fixture(scope="module")
-def typescript():  # type: ignore[no-untyped-def]
-    # Support files (the compiler's start-up snapshot) are built once per machine, not per test session.
-    os.environ.setdefault("ASSAY_TOOLCHAIN_CACHE", f"/var/tmp/assay-test-toolchains-{os.getuid()}")
-    return language_or_skip("typescript")
-
-
-@pytest.fixture(scope="module")
-def verdicts(typescript):  # type: ignore[no-untyped-def]
-    """Every program of this file but the canary's, judged two at a time."""
-    problems = benchmark(BENCH).problems
-    strlen = problems["HumanEval_23_strlen"]
-    tight = {"run_cpu": 2, "run_wall": 10}
-    jobs = {("correct", pid): (problems[pid], problems[pid].prompt + body, {}) for pid, body in CORRECT.items()}
-    jobs |= {("wrong", pid, body): (problems[pid], problems[pid].prompt + body, tight) for pid, body, _ in WRONG}
-    jobs |= {("chat",): (strlen, CHAT_REPLY, {})}
-    jobs |= {("hostile", kind): (strlen, strlen.prompt + body, tight) for kind, body in HOSTILE.items()}
-    if os.path.exists(ESCAPED):
-        os.unlink(ESCAPED)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {key: pool.submit(judge, typescript, problem, code, **limits) for key, (problem, code, limits) in jobs.items()}
-        return {key: future.result() for key, future in futures.items()}
-
-
-def test_the_compiler_snapshot_is_used(typescript) -> None:  # type: ignore[no-untyped-def]
-    assert typescript.toolchain().env["ASSAY_TSC"].startswith("--snapshot-blob ")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("pid", sorted(CORRECT))
-def test_correct_completions_pass(verdicts, pid: str) -> None:  # type: ignore[no-untyped-def]
-    verdict = verdicts[("correct", pid)]
-    assert verdict.status is Status.PASSED, verdict
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("pid", "body", "status"), WRONG)
-def test_wrong_completions_fail_with_the_right_status(verdicts, pid: str, body: str, status: Status) -> None:  # type: ignore[no-untyped-def]
-    verdict = verdicts[("wrong", pid, body)]
-    assert verdict.status is status, verdict
-
-
-@pytest.mark.slow
-def test_a_whole_program_from_a_chat_model_passes(verdicts) -> None:  # type: ignore[no-untyped-def]
-    assert verdicts[("chat",)].status is Status.PASSED, verdicts[("chat",)]
-
-
-@pytest.mark.slow
-def test_hostile_programs_are_contained(verdicts) -> None:  # type: ignore[no-untyped-def]
-    assert verdicts[("hostile", "writes")].status is Status.PASSED and not os.path.exists(ESCAPED)
-    verdict = verdicts[("hostile", "floods")]
-    assert verdict.status in (Status.TIMEOUT, Status.RUNTIME_ERROR) and len(verdict.stdout) <= 8000, verdict
-
-
-@pytest.mark.slow
-def test_canary_builds_every_sampled_problem_with_a_stub(typescript) -> None:  # type: ignore[no-untyped-def]
-    bench = benchmark(BENCH)
-    ids = list(bench.problems)[:6]
-    result = run_canary(bench, sandbox_for("typescript"), workers=2, task_ids=ids)
-    assert not result.broken, {k: v.message for k, v in result.broken.items()}
-    assert not result.stub_passes
-    assert all(v.status is Status.RUNTIME_ERROR for v in result.verdicts.values())
+def test_the_compiler_snapshot_is_used(language: Language) -> None:
+    assert language.toolchain().env["ASSAY_TSC"].startswith("--snapshot-blob ")

@@ -255,6 +255,8 @@ class BraceLanguage(Language):
     """
 
     line_comment: ClassVar[str] = "//"
+    # The `main` of a whole program (C++, Rust): when set, the code around the function is kept too (with_extras).
+    own_main: ClassVar[re.Pattern[str] | None] = None
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """prompt + completion + tests, as MultiPL-E runs it (whole programs are spliced first)."""
@@ -271,7 +273,36 @@ class BraceLanguage(Language):
             return code  # not recognisable: judged as written (most likely a compile error)
         body = code[at:]
         end = closing_brace(body, self.line_comment)
-        return problem.prompt + (body[:end] if end is not None else body)
+        spliced = problem.prompt + (body[:end] if end is not None else body)
+        if self.own_main is None:
+            return spliced
+        return with_extras(problem, code, spliced, self.own_main, self.line_comment)
+
+
+def with_extras(problem: Problem, code: str, spliced: str, main: re.Pattern[str], line_comment: str = "//") -> str:
+    """A whole program spliced into the prompt's shape keeps the code around the function (includes,
+    imports, helpers before or after it), placed before the prompt, less its own `main` and what the
+    prompt already has. The base splice keeps only the function's body."""
+    if spliced is code or code.startswith(problem.prompt):
+        return spliced  # a continued prompt, or not recognisable
+    signature = _last_line(problem.prompt)
+    after = _find_line(code, signature)
+    if after is None:
+        return spliced
+    before = code[:after].splitlines(keepends=True)[:-1]
+    while before and before[-1].strip().startswith(("///", "#[", "//")):
+        before.pop()  # the function's own doc comment and attributes
+    body = code[after:]
+    end = closing_brace(body, line_comment)
+    tail = body[end + 1 :] if end is not None else ""
+    found = main.search(tail)
+    if found:
+        close = closing_brace(tail[found.end() :], line_comment)
+        tail = tail[: found.start()] + (tail[found.end() + close + 1 :] if close is not None else "")
+    imports = {line.strip() for line in problem.prompt.splitlines() if line.startswith("use ")}  # Rust: E0252 twice
+    extras = [line for line in "".join(before).splitlines() + tail.splitlines() if line.strip() not in imports]
+    text = "\n".join(extras).strip("\n")
+    return text + "\n\n" + spliced if text.strip() else spliced
 
 
 def brace_depth(text: str, line_comment: str = "//") -> int:

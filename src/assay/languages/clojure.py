@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import os
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain, ToolchainMissing
+from assay.languages.support import digest, dump_cds, file_stamp, support_dir
 from assay.problems import Problem
 
 CLOJURE_JAR = "/usr/share/java/clojure.jar"  # Debian's libclojure-java (the `clojure` package's launcher uses it)
@@ -155,62 +153,24 @@ CDS_SAMPLE = """
 
 def cds_archive(java: str, version: str) -> str | None:
     """A dynamic class-data-sharing archive of Clojure's start-up, recorded once per machine outside
-    the sandbox (from Assay's own sample program) and shown read-only inside it; None when it cannot
-    be recorded (the JVM then starts without it)."""
-    flags = [f for f in JVM_FLAGS.split() if f != "$ASSAY_CLOJURE_CDS"]
-    stamp = [os.path.realpath(java), version, *(_file_stamp(p) for p in (os.path.realpath(CLOJURE_JAR), java_modules(java)))]
-    key = hashlib.sha256("\0".join([*stamp, *flags, CDS_SAMPLE]).encode()).hexdigest()[:16]
-    hidden = tuple(os.path.realpath(p) + "/" for p in {"/tmp", "/dev/shm", tempfile.gettempdir()})
-    for root in support_roots():
-        if (os.path.realpath(root) + "/").startswith(hidden):
-            continue  # every sandbox run gets its own /tmp: it would not see the archive
-        archive = root / f"clojure-{key}" / "clojure.jsa"
-        if archive.exists():
-            return str(archive) if not any(ch.isspace() for ch in str(archive)) else None
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            work = Path(tempfile.mkdtemp(prefix=".clojure-", dir=root))
-        except OSError:
-            continue
-        try:
-            (work / "sample.clj").write_text(CDS_SAMPLE)
-            argv = [java, *flags, "-cp", CLOJURE_JAR, "clojure.main", "sample.clj"]
-            for flag in (f"-XX:ArchiveClassesAtExit={work / 'clojure.jsa'}", f"-XX:SharedArchiveFile={work / 'clojure.jsa'}"):
-                out = subprocess.run([*argv[:1], flag, *argv[1:]], cwd=work, capture_output=True, timeout=300)
-                if out.returncode != 0:
-                    return None
-            (work / "sample.clj").unlink()
-            for path in (work, work / "clojure.jsa"):
-                path.chmod(0o755 if path.is_dir() else 0o644)
-            try:
-                os.rename(work, archive.parent)
-            except OSError:
-                if not archive.exists():
-                    raise
-        except (OSError, subprocess.SubprocessError):
-            return None
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-        return str(archive) if not any(ch.isspace() for ch in str(archive)) else None
-    return None
+    the sandbox (from Assay's own sample program) into a support directory shown read-only inside it;
+    None when it cannot be recorded (the JVM then starts without it)."""
+    flags = JVM_FLAGS.replace("$ASSAY_CLOJURE_CDS", "{cds}").split()  # recorded as the runs use it
+    key = digest(os.path.realpath(java), version, file_stamp(os.path.realpath(CLOJURE_JAR)), file_stamp(java_modules(java)), flags, CDS_SAMPLE)
 
+    def build(work: Path) -> None:
+        (work / "sample.clj").write_text(CDS_SAMPLE)
+        if not dump_cds([java, *flags, "-cp", CLOJURE_JAR, "clojure.main", "sample.clj"], work / "clojure.jsa", work):
+            raise subprocess.SubprocessError("the JVM could not record or use the archive")
+        (work / "sample.clj").unlink()
 
-def support_roots() -> list[Path]:
-    """Where files built once per machine live (as for Java): $ASSAY_TOOLCHAIN_CACHE, else
-    <cache>/toolchains ($ASSAY_CACHE_DIR, else ~/.cache/assay); then /var/tmp."""
-    explicit = os.environ.get("ASSAY_TOOLCHAIN_CACHE")
-    cache = Path(os.environ.get("ASSAY_CACHE_DIR") or Path.home() / ".cache" / "assay").expanduser() / "toolchains"
-    return [Path(explicit).expanduser() if explicit else cache, Path("/var/tmp") / f"assay-toolchains-{os.getuid()}"]
+    try:
+        archive = support_dir("clojure", key, build) / "clojure.jsa"
+    except (OSError, subprocess.SubprocessError):
+        return None  # not cached: the next process tries again
+    return None if any(ch.isspace() for ch in str(archive)) else str(archive)  # the flag is not quoted
 
 
 def java_modules(java: str) -> str:
     """The JDK's class library (a JDK upgrade invalidates the archive)."""
     return os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(java))), "lib", "modules")
-
-
-def _file_stamp(path: str) -> str:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return f"{path}:missing"
-    return f"{path}:{st.st_size}:{int(st.st_mtime)}"

@@ -16,7 +16,7 @@ import re
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing
-from assay.languages.java import ClassSplicer
+from assay.languages.splice import ClassSplicer
 from assay.problems import Problem
 
 

@@ -10,27 +10,24 @@ unchanged.
 
 `go test` vets the package first (MultiPL-E's runner counts a vet finding as a build failure, so
 Assay keeps vet on); on a cold GOCACHE vet must first analyse the standard packages the program
-imports, about 3 s of CPU of the 3.5 s a build takes. A seed cache (built once per Go version,
-outside the sandbox, from a trusted template importing the usual standard packages, into the cache
-dir; shown to the sandbox read-only) is copied into the run's own /tmp/go-cache before the build:
-nothing written in one run reaches another. ASSAY_GO_SEED=0 turns it off.
+imports, about 3 s of CPU of the 3.5 s a build takes. A seed cache (built on first use, once per Go
+version, outside the sandbox, from a trusted template importing the usual standard packages, into a
+support slot of the toolchain cache: see assay.languages.support; shown to the sandbox read-only) is
+copied into the run's own /tmp/go-cache before the build: nothing written in one run reaches
+another. ASSAY_GO_SEED=0 turns it off.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import os
 import re
-import subprocess
-import tempfile
-import threading
 from pathlib import Path
 from typing import ClassVar
 
-from assay.benchmarks._fetch import default_cache_dir
 from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain
+from assay.languages.support import build_once, digest, run_host, support_slot
 from assay.problems import Problem, Verdict
 from assay.sandbox.base import Sandbox
 
@@ -99,8 +96,6 @@ class Go(Language):
     # The go command, compile, vet and link each run several threads (RLIMIT_NPROC counts threads).
     limits: ClassVar[RunLimits] = RunLimits(memory_bytes=8 * GiB, processes=512)
 
-    _seed_lock: ClassVar[threading.Lock] = threading.Lock()
-
     @classmethod
     @functools.cache
     def toolchain(cls) -> Toolchain:
@@ -116,9 +111,8 @@ class Go(Language):
         """Build the seed cache first if it is due (once; any failure only costs speed)."""
         toolchain = self.toolchain()
         seed = toolchain.env.get(SEED_ENV)
-        if seed and not os.path.isdir(seed):
-            with self._seed_lock:
-                build_seed(toolchain, Path(seed))
+        if seed:
+            build_seed(toolchain, Path(seed))
         return super().judge(sandbox, problem, code, limits)
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
@@ -172,46 +166,22 @@ def fix_header(code: str, prompt: str) -> str:
 
 
 def seed_dir(toolchain: Toolchain) -> Path | None:
-    """<cache>/toolchains/go-seed-<go and env>, created (empty) now; None when turned off or not creatable."""
+    """The support slot go-seed-<go and env>, created (empty) now; None when turned off or not creatable."""
     if os.environ.get(SEED_ENV, "").strip().lower() in {"0", "no", "off", "false"}:
         return None
-    env = sorted(Go.env.items())
-    key = hashlib.sha256(f"{os.path.realpath(toolchain.tools['go'])}\n{toolchain.version}\n{env}\n{_SEED_PROGRAM}".encode()).hexdigest()[:16]
-    directory = default_cache_dir() / "toolchains" / f"go-seed-{key}"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        os.chmod(directory, 0o755)
-    except OSError:
-        return None
-    return directory
-
-
-_seed_tried: set[str] = set()
+    return support_slot("go-seed", digest(os.path.realpath(toolchain.tools["go"]), toolchain.version, sorted(Go.env.items()), _SEED_PROGRAM))
 
 
 def build_seed(toolchain: Toolchain, seed: Path) -> bool:
     """Build the trusted seed program with the sandbox's settings into a fresh GOCACHE, then move it in place."""
-    if seed.is_dir():
-        return True
-    if str(seed) in _seed_tried:
-        return False  # failed once in this process: do not retry for every program
-    _seed_tried.add(str(seed))
-    try:
-        with tempfile.TemporaryDirectory(dir=seed.parent, prefix=".building-") as work:
-            cache = Path(work) / "cache"
-            files = {MAIN_FILE: _SEED_PROGRAM, HARNESS_FILE: _HARNESS.format(package="assay_seed_test", code=ASSERT_EXIT, marker="seed")}
-            for name, text in files.items():
-                (Path(work) / name).write_text(text)
-            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": work, **Go.env, "GOCACHE": str(cache), "GOPATH": f"{work}/gopath"}
-            done = subprocess.run([toolchain.tools["go"], "test", "-c", "-o", "main.test", MAIN_FILE, HARNESS_FILE],
-                                  cwd=work, env=env, capture_output=True, timeout=600)
-            if done.returncode != 0 or not cache.is_dir():
-                return False
-            for root, dirs, names in os.walk(cache):
-                os.chmod(root, 0o755)
-                for name in names:
-                    os.chmod(os.path.join(root, name), 0o644)
-            os.replace(cache, seed)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return True
+    def build(cache: Path) -> None:
+        work = cache.parent
+        files = {MAIN_FILE: _SEED_PROGRAM, HARNESS_FILE: _HARNESS.format(package="assay_seed_test", code=ASSERT_EXIT, marker="seed")}
+        for name, text in files.items():
+            (work / name).write_text(text)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), **Go.env, "GOCACHE": str(cache), "GOPATH": f"{work}/gopath"}
+        run_host([toolchain.tools["go"], "test", "-c", "-o", "main.test", MAIN_FILE, HARNESS_FILE], work, timeout=600, env=env)
+        if not cache.is_dir():
+            raise OSError(f"go left no build cache in {cache}")
+
+    return build_once(seed, build)

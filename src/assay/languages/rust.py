@@ -15,9 +15,7 @@ import shutil
 import subprocess
 from typing import ClassVar
 
-from assay.languages.base import ASSERT_EXIT, GiB, BraceLanguage, RunLimits
-from assay.languages.cpp import with_extras
-from assay.problems import Problem
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits
 
 TESTS_MAIN = "assay_tests_main"
 
@@ -95,6 +93,7 @@ class Rust(BraceLanguage):
     run = "./main"
     stub = '    panic!("stub")\n'
     limits: ClassVar[RunLimits] = RunLimits(memory_bytes=8 * GiB, processes=64)
+    own_main: ClassVar[re.Pattern[str] | None] = _ANY_MAIN  # a whole program keeps its `use`s and helpers
 
     @classmethod
     def find_tool(cls, tool: str) -> str | None:
@@ -113,10 +112,6 @@ class Rust(BraceLanguage):
         if out.returncode == 0 and os.access(real, os.X_OK):
             return os.path.realpath(real)
         return os.path.abspath(proxy)
-
-    def as_completion(self, problem: Problem, code: str) -> str:
-        """The base splice, keeping what a whole program has around the function (use, helpers), less its main."""
-        return with_extras(problem, code, super().as_completion(problem, code), _ANY_MAIN, self.line_comment)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """Close the function, then the assertion macros, the tests' main renamed, and a main that prints the marker."""

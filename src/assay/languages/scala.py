@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing
-from assay.languages.java import JVM_ENV, ClassSplicer, digest, dump_cds, etc_dirs, file_stamp, run_host, support_dir
+from assay.languages.java import JVM_ENV
+from assay.languages.splice import ClassSplicer
+from assay.languages.support import digest, dump_cds, etc_dirs, file_stamp, run_host, support_dir
 from assay.problems import Problem
 
 # The compiler's JVM: the heap scalac's own script uses is too small for some programs; C1 only.

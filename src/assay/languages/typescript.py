@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from assay.languages.base import GiB, Language, RunLimits, Toolchain
-from assay.languages.java import digest, file_stamp, run_host, support_dir
 from assay.languages.javascript import guarded_tests
+from assay.languages.support import digest, file_stamp, run_host, support_dir
 from assay.problems import Problem
 
 DECLARE = "declare var require: any;"
