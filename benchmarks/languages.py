@@ -87,6 +87,12 @@ BARE: dict[str, tuple[str, list[str]]] = {
 }
 
 
+def step(tool: str) -> str:
+    """A command's name for the outcome counts: the tool, or "program" for the built binary."""
+    name = os.path.basename(tool)
+    return "program" if name[:1] == "p" and name[1:].isdigit() else name
+
+
 def bare_run(language: str, programs: list[str], workers: int) -> tuple[float, dict[str, int]] | None:
     """Wall seconds for MultiPL-E's own commands over these programs, on the host, and how far each
     got (the step that failed: a compile error would make the peer look faster); None: no command."""
@@ -108,9 +114,9 @@ def bare_run(language: str, programs: list[str], workers: int) -> tuple[float, d
                     try:
                         done = subprocess.run(argv, cwd=tmp, env=env, capture_output=True, timeout=60)
                     except subprocess.TimeoutExpired:
-                        return f"timeout in {os.path.basename(argv[0])}"
+                        return f"timeout in {step(argv[0])}"
                     if done.returncode != 0:
-                        return f"exit {done.returncode} from {os.path.basename(argv[0])}"
+                        return f"exit {done.returncode} from {step(argv[0])}"
                 return "exit 0"
 
         started = time.monotonic()
