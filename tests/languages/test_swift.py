@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from assay.benchmarks import load_benchmark
 from assay.problems import Status
+from assay.sandbox import get_sandbox
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import LanguageSpec
+from tests.languages._common import LanguageSpec, benchmark
 
 SPEC = LanguageSpec(
     language="swift",
@@ -33,3 +42,44 @@ SPEC = LanguageSpec(
     hostile_write=lambda target: f'    if let f = fopen("{target}", "w") {{ fputs("x", f); fclose(f) }}\n    return string.count\n',
     floods=('    while true { print(String(repeating: "x", count: 1000)) }\n',),
 )
+
+
+@pytest.mark.slow
+def test_the_recorded_module_cache_is_used_and_a_module_it_lacks_is_still_built(language) -> None:  # type: ignore[no-untyped-def]
+    toolchain = language.toolchain()
+    recorded = Path(toolchain.env["ASSAY_SWIFT_MODULES"])
+    pcms = sorted(p.name.split("-")[0] for p in recorded.rglob("*.pcm"))
+    assert {"SwiftShims", "SwiftGlibc", "_FoundationCShims"} <= set(pcms), pcms
+    assert str(recorded.parent) in toolchain.ro_binds
+    # A cache that lacks Glibc's and Foundation's modules: the sandbox's copy is writable, so they are built.
+    partial = Path(tempfile.mkdtemp(prefix="assay-swift-partial-", dir="/var/tmp")) / "module-cache"
+    try:
+        shutil.copytree(recorded, partial)
+        for pcm in partial.rglob("*.pcm"):
+            if pcm.name.startswith(("SwiftGlibc", "_Foundation")):
+                pcm.unlink()
+        for path in [partial.parent, *partial.parent.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        custom = dataclasses.replace(
+            toolchain, env={**toolchain.env, "ASSAY_SWIFT_MODULES": str(partial)}, ro_binds=(*toolchain.ro_binds, str(partial.parent))
+        )
+        box = get_sandbox(ro_binds=custom.ro_binds)
+        problem = load_benchmark("swift-suite").problems["swift-suite/semver_compare"]  # imports Foundation
+        code = problem.reference_program()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(type(language), "toolchain", classmethod(lambda cls: custom))
+            verdict = language.judge(box, problem, code, language.limits)
+        close = getattr(box, "close", None)
+        if close:
+            close()
+        assert verdict.status is Status.PASSED, verdict
+        assert any(p.name.startswith("SwiftGlibc") for p in recorded.rglob("*.pcm"))  # the recorded cache is untouched
+    finally:
+        shutil.rmtree(partial.parent, ignore_errors=True)
+
+
+def test_the_module_cache_can_be_turned_off(language, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from assay.languages.swift import module_cache
+
+    monkeypatch.setenv("ASSAY_SWIFT_MODULE_CACHE", "off")
+    assert module_cache(language.toolchain()) is None
