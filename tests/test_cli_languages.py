@@ -103,6 +103,9 @@ class _Missing(Language):
     install_hint = "apt-get install -y nolang"
     run = "{assay_no_such_compiler} main.nl"
 
+    def wrap_tests(self, tests: str, marker: str) -> str:
+        return tests
+
 
 def test_a_missing_toolchain_is_skipped_with_an_install_hint() -> None:
     problem = Problem(id="p", language="nolang", prompt="", entry_point="f", reference="", tests=ProgramTests("", runner="script"))

@@ -162,5 +162,7 @@ def test_replay_reads_a_samples_file(tmp_path: Path) -> None:
     model = get_model(parse_model_spec(f"replay:{path}"))
     assert model.count("T/0") == 2 and model.count("T/1") == 0  # type: ignore[attr-defined]
     assert model.completion("T/0", 0).text == "b"  # type: ignore[attr-defined]
+    with pytest.raises(ModelConfigError, match="cannot answer a new prompt"):
+        asyncio.run(model.generate(Prompt(text="def f():"), 1, GenerateConfig()))
     with pytest.raises(ModelConfigError):
         get_model(parse_model_spec(f"replay:{tmp_path / 'missing.jsonl'}"))

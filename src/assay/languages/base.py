@@ -10,6 +10,7 @@ exit status, so a failed test is told apart from a crash by exit status, not by 
 
 from __future__ import annotations
 
+import abc
 import functools
 import os
 import re
@@ -62,7 +63,7 @@ class RunLimits:
     output_bytes: int = 64 * 1024
 
 
-class Language:
+class Language(abc.ABC):
     """A language plugin: subclasses set the class attributes and override what differs."""
 
     name: ClassVar[str]  # canonical name, as in Problem.language: "swift", "cpp", ...
@@ -78,6 +79,9 @@ class Language:
     env: ClassVar[dict[str, str]] = {}
     # A completion that builds for any problem but solves none (the canary's stand-in for a model).
     stub: ClassVar[str] = ""
+    config_dirs: ClassVar[tuple[str, ...]] = ()  # host configuration the toolchain reads, shown read-only where it exists
+    # A library every benchmark program loads, probed once: (tool, its arguments, what to call it when missing).
+    library_probe: ClassVar[tuple[str, tuple[str, ...], str] | None] = None
 
     # ------------------------------------------------------------ toolchain
 
@@ -91,9 +95,18 @@ class Language:
             if path is None:
                 raise ToolchainMissing(f"{cls.display}: {tool} not found; install with: {cls.install_hint}")
             found[tool] = path
-        binds = tuple(sorted({b for p in found.values() for b in _outside_system(p) + _outside_system(os.path.realpath(p))}))
+        if cls.library_probe is not None:
+            tool, args, library = cls.library_probe
+            try:
+                ok = subprocess.run([found[tool], *args], capture_output=True, timeout=120).returncode == 0
+            except (OSError, subprocess.SubprocessError):
+                ok = False
+            if not ok:
+                raise ToolchainMissing(f"{cls.display}: {library} is missing; install with: {cls.install_hint}")
+        binds = {b for p in found.values() for b in _outside_system(p) + _outside_system(os.path.realpath(p))}
+        binds |= {d for d in cls.config_dirs if os.path.isdir(d)}
         version = cls.read_version(found[cls.tools[0]])
-        return Toolchain(cls.name, version, found, binds, dict(cls.env))
+        return Toolchain(cls.name, version, found, tuple(sorted(binds)), dict(cls.env))
 
     @classmethod
     def find_tool(cls, tool: str) -> str | None:
@@ -118,9 +131,9 @@ class Language:
         """The whole program: the sample's code, then the tests, then the marker print (MultiPL-E's shape)."""
         return code + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
 
+    @abc.abstractmethod
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The test section, with assertions routed to ASSERT_EXIT and the marker printed at its end."""
-        raise NotImplementedError
 
     def files(self, problem: Problem, code: str, marker: str) -> dict[str, bytes]:
         """Files of the work dir besides the script."""
@@ -148,6 +161,9 @@ class Language:
 
     # ------------------------------------------------------------ judging
 
+    def prepare(self, toolchain: Toolchain) -> None:
+        """Build what this toolchain's support directory gets on first use (once; a failure only costs speed)."""
+
     def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: RunLimits | None = None) -> Verdict:
         """Build and run one program against its tests in the sandbox; decide the verdict outside it."""
         limits = limits or self.limits
@@ -155,6 +171,7 @@ class Language:
             toolchain = self.toolchain()
         except ToolchainMissing as exc:
             return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
+        self.prepare(toolchain)
         marker = "ASSAY-DONE-" + secrets.token_hex(16)
         files = self.files(problem, code, marker)
         files[SCRIPT] = self.script(toolchain, limits, problem).encode()

@@ -23,8 +23,6 @@ from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, with_extras  # noqa: F401 - with_extras: re-exported
 from assay.languages.support import build_once, digest, run_host, support_slot
-from assay.problems import Problem, Verdict
-from assay.sandbox.base import Sandbox
 
 STD = "-std=c++17"
 PCH_HEADER = "assay-pch.h"
@@ -80,13 +78,11 @@ class Cpp(BraceLanguage):
         return dataclasses.replace(found, ro_binds=tuple(sorted({*found.ro_binds, str(directory)})),
                                    env={**found.env, PCH_ENV: str(directory / PCH_HEADER)})
 
-    def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: RunLimits | None = None) -> Verdict:
-        """Build the precompiled header first if it is due (once; any failure only costs speed)."""
-        toolchain = self.toolchain()
+    def prepare(self, toolchain: Toolchain) -> None:
+        """Build the precompiled header if it is due (once; any failure only costs speed)."""
         header = toolchain.env.get(PCH_ENV)
         if header:
             build_pch(toolchain.tools["g++"], Path(header))
-        return super().judge(sandbox, problem, code, limits)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """Close the function, then the assert shim, the tests' main renamed, and a main that prints the marker."""

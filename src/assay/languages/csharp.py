@@ -9,7 +9,6 @@ with status 1 (a runtime error).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import re
@@ -17,7 +16,6 @@ from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing
 from assay.languages.splice import ClassSplicer
-from assay.problems import Problem
 
 
 class CSharp(ClassSplicer, BraceLanguage):
@@ -35,6 +33,7 @@ class CSharp(ClassSplicer, BraceLanguage):
     env: ClassVar[dict[str, str]] = {"MONO_GC_PARAMS": "max-heap-size=1g"}  # the heap's cap, not an address-space limit
     stub = '        throw new NotImplementedException("stub");\n'
     limits: ClassVar[RunLimits] = RunLimits(memory_bytes=4 * GiB, run_memory_bytes=None)
+    config_dirs = ("/etc/mono",)  # Mono's configuration: dll maps, machine.config
 
     # whole programs from chat models: `namespace X { public class Solution { ... static void Main ... } }`
     import_re = re.compile(r"^[ \t]*using\s+(?:static\s+)?[\w.]+(?:\s*=\s*[\w.<>, ]+)?\s*;[ \t]*$", re.M)
@@ -50,19 +49,13 @@ class CSharp(ClassSplicer, BraceLanguage):
     @classmethod
     @functools.cache
     def toolchain(cls) -> Toolchain:
-        """mcs and mono, and /etc/mono (Mono's configuration: dll maps, machine.config)."""
+        """mcs and mono, which must have System.Numerics (every MultiPL-E program references it)."""
         base = super().toolchain()
         prefix = os.path.dirname(os.path.dirname(os.path.realpath(base.tools["mono"])))
         numerics = os.path.join(prefix, "lib", "mono", "4.5", "System.Numerics.dll")
-        if not os.path.exists(numerics):  # every MultiPL-E program references it
+        if not os.path.exists(numerics):
             raise ToolchainMissing(f"C#: {numerics} not found; install with: {cls.install_hint}")
-        binds = {*base.ro_binds, *(["/etc/mono"] if os.path.isdir("/etc/mono") else [])}
-        return dataclasses.replace(base, ro_binds=tuple(sorted(binds)))
-
-    def program(self, problem: Problem, code: str, marker: str) -> str:
-        """prompt + completion + tests (whole programs spliced into that shape), then the entry class."""
-        code, trailer = self.splice(problem, code)
-        return code + "\n" + self.wrap_tests(problem.tests.code, marker) + trailer  # type: ignore[union-attr]
+        return base
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests unchanged; AssayTestMain (the entry point) routes Debug.Assert failures to ASSERT_EXIT."""

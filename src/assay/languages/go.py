@@ -28,8 +28,7 @@ from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain
 from assay.languages.support import build_once, digest, run_host, support_slot
-from assay.problems import Problem, Verdict
-from assay.sandbox.base import Sandbox
+from assay.problems import Problem
 
 MAIN_FILE = "main_test.go"
 HARNESS_FILE = "assay_main_test.go"
@@ -107,13 +106,11 @@ class Go(Language):
         return dataclasses.replace(found, ro_binds=tuple(sorted({*found.ro_binds, str(directory)})),
                                    env={**found.env, SEED_ENV: str(directory / "cache")})
 
-    def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: RunLimits | None = None) -> Verdict:
-        """Build the seed cache first if it is due (once; any failure only costs speed)."""
-        toolchain = self.toolchain()
+    def prepare(self, toolchain: Toolchain) -> None:
+        """Build the seed cache if it is due (once; any failure only costs speed)."""
         seed = toolchain.env.get(SEED_ENV)
         if seed:
             build_seed(toolchain, Path(seed))
-        return super().judge(sandbox, problem, code, limits)
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """code + tests, as MultiPL-E runs it; a whole program gets the package clause and imports the tests need."""

@@ -26,7 +26,6 @@ from typing import ClassVar
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing
 from assay.languages.splice import Block, ClassSplicer  # noqa: F401 - Block: re-exported
 from assay.languages.support import digest, dump_cds, etc_dirs, file_stamp, run_host, support_dir, support_root  # noqa: F401 - re-exported
-from assay.problems import Problem
 
 # ---------------------------------------------------------------------------------------------
 # javatuples: a compatible implementation of the classes MultiPL-E's Java prompts import
@@ -288,11 +287,6 @@ class Java(ClassSplicer, BraceLanguage):
         env = {**base.env, "ASSAY_JAVA_SUPPORT": str(support), "ASSAY_JAVAC_CDS": cds}
         binds = {*base.ro_binds, str(support), *etc_dirs(jdk)}
         return dataclasses.replace(base, ro_binds=tuple(sorted(binds)), env=env)
-
-    def program(self, problem: Problem, code: str, marker: str) -> str:
-        """prompt + completion + tests (whole programs spliced into that shape), then the wrapper main."""
-        code, trailer = self.splice(problem, code)
-        return code + "\n" + self.wrap_tests(problem.tests.code, marker) + trailer  # type: ignore[union-attr]
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests unchanged; a second class's main runs Problem.main: AssertionError -> ASSERT_EXIT, then the marker."""

@@ -9,12 +9,10 @@ and only a passing run prints the completion marker. LuaUnit is Debian's lua-uni
 
 from __future__ import annotations
 
-import functools
 import re
-import subprocess
 from typing import ClassVar
 
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Toolchain, ToolchainMissing
+from assay.languages.base import ASSERT_EXIT, Language, RunLimits
 from assay.problems import Problem
 
 RUN_LINE = "os.exit(lu.LuaUnit.run())"
@@ -45,19 +43,7 @@ class Lua(Language):
     run = "{lua5_4} main.lua"
     stub = '    error("stub")\nend\n'
     limits: ClassVar[RunLimits] = RunLimits(processes=64)
-
-    @classmethod
-    @functools.cache
-    def toolchain(cls) -> Toolchain:
-        """The tools, and LuaUnit, which every MultiPL-E test `require`s."""
-        found = super().toolchain()
-        try:
-            ok = subprocess.run([found.tools["lua5.4"], "-e", "require('luaunit')"], capture_output=True, timeout=60).returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            ok = False
-        if not ok:
-            raise ToolchainMissing(f"{cls.display}: the luaunit module is missing; install with: {cls.install_hint}")
-        return found
+    library_probe = ("lua5.4", ("-e", "require('luaunit')"), "the luaunit module")  # every MultiPL-E test `require`s it
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """The sample, less a module-style final `return` (nothing may follow it in a chunk), then the tests."""

@@ -9,12 +9,10 @@ Test::Deep is Debian's libtest-deep-perl package.
 
 from __future__ import annotations
 
-import functools
 import re
-import subprocess
 from typing import ClassVar
 
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Toolchain, ToolchainMissing
+from assay.languages.base import ASSERT_EXIT, Language, RunLimits
 from assay.problems import Problem
 
 TEST_FAILED = re.compile(r"(?m)^(\s*)exit 1;")
@@ -44,19 +42,7 @@ class Perl(Language):
     run = "{perl} main.pl"
     stub = '    die "stub\\n";\n}\n'
     limits: ClassVar[RunLimits] = RunLimits(processes=64)
-
-    @classmethod
-    @functools.cache
-    def toolchain(cls) -> Toolchain:
-        """The tools, and Test::Deep, which every MultiPL-E test `use`s."""
-        found = super().toolchain()
-        try:
-            ok = subprocess.run([found.tools["perl"], "-MTest::Deep", "-e", "1"], capture_output=True, timeout=60).returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            ok = False
-        if not ok:
-            raise ToolchainMissing(f"{cls.display}: the Test::Deep module is missing; install with: {cls.install_hint}")
-        return found
+    library_probe = ("perl", ("-MTest::Deep", "-e", "1"), "the Test::Deep module")  # every MultiPL-E test `use`s it
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """The sample, then the tests; before a whole program's __END__/__DATA__ section, which would hide them."""

@@ -9,13 +9,10 @@ to the sandbox, so programs see the same extensions as `php` outside it.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import os
 import re
 from typing import ClassVar
 
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Toolchain
+from assay.languages.base import ASSERT_EXIT, Language, RunLimits
 from assay.problems import Problem
 
 TEST_FAILED = 'throw new Exception("Test failed!");'
@@ -26,7 +23,6 @@ function assay_test_failed(int $line): void {{
     exit({ASSERT_EXIT});
 }}
 """
-CONFIG_DIRS = ("/etc/php",)  # Debian's php.ini and the conf.d that loads its shared extensions
 
 
 class Php(Language):
@@ -42,14 +38,7 @@ class Php(Language):
     run = "{php} main.php"
     stub = '    throw new Exception("stub");\n}\n'
     limits: ClassVar[RunLimits] = RunLimits(processes=64)
-
-    @classmethod
-    @functools.cache
-    def toolchain(cls) -> Toolchain:
-        """The tools, plus Debian's PHP configuration directory for the sandbox to show."""
-        found = super().toolchain()
-        extra = tuple(d for d in CONFIG_DIRS if os.path.isdir(d))
-        return dataclasses.replace(found, ro_binds=tuple(sorted({*found.ro_binds, *extra})))
+    config_dirs = ("/etc/php",)  # Debian's php.ini and the conf.d that loads its shared extensions
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """The sample in PHP mode (a whole program may close its `<?php` block with `?>`), then the tests."""

@@ -434,7 +434,7 @@ class Python(_Language):
     install_hint = "apt-get install -y python3"
     build = "{python3} -I -c \"import ast; ast.parse(open('main.py').read(), 'main.py')\""  # syntax errors are compile errors
     run = "{python3} -I main.py"
-    stub = "    raise NotImplementedError('stub')\n"
+    stub = "    raise RuntimeError('assay canary stub')\n"
 
     @classmethod
     def find_tool(cls, tool: str) -> str | None:

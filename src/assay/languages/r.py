@@ -9,12 +9,9 @@ Debian keeps R's configuration (R_HOME/etc) in /etc/R, which the sandbox is show
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import os
 from typing import ClassVar
 
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Toolchain
+from assay.languages.base import ASSERT_EXIT, Language, RunLimits
 
 STOPIFNOT = f"""    stopifnot <- function(...) {{
         conditions <- list(...)
@@ -29,7 +26,6 @@ STOPIFNOT = f"""    stopifnot <- function(...) {{
         invisible()
     }}
 """
-CONFIG_DIRS = ("/etc/R",)  # Debian's R_HOME/etc (Renviron, ldpaths) is a link to it
 
 
 class R(Language):
@@ -45,14 +41,7 @@ class R(Language):
     run = "{Rscript} main.r"
     stub = '  stop("stub")\n}\n'
     limits: ClassVar[RunLimits] = RunLimits(processes=64)
-
-    @classmethod
-    @functools.cache
-    def toolchain(cls) -> Toolchain:
-        """The tools, plus Debian's R configuration directory for the sandbox to show."""
-        found = super().toolchain()
-        extra = tuple(d for d in CONFIG_DIRS if os.path.isdir(d))
-        return dataclasses.replace(found, ro_binds=tuple(sorted({*found.ro_binds, *extra})))
+    config_dirs = ("/etc/R",)  # Debian's R_HOME/etc (Renviron, ldpaths) is a link to it
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests in a local environment whose stopifnot exits with ASSERT_EXIT; the marker after them."""

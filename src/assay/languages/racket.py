@@ -12,14 +12,10 @@ Racket recompiles its libraries from source on every start).
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import os
 import re
-import subprocess
 from typing import ClassVar
 
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Toolchain, ToolchainMissing
+from assay.languages.base import ASSERT_EXIT, Language, RunLimits
 from assay.problems import Problem
 
 # Racket's own bindings under a prefix: a program's definition of `exit` or `displayln` cannot touch them.
@@ -32,7 +28,6 @@ CHECK_HANDLER = f"""(require rackunit (prefix-in assay: racket/base) (prefix-in 
      (assay:flush-output (assay:current-error-port))
      (assay:exit (assay:if (assay:exn:test:check? e) {ASSERT_EXIT} 1)))))
 """
-CONFIG_DIRS = ("/etc/racket",)
 _LANG_LINE = re.compile(r"\A\s*(?:;[^\n]*\n\s*)*#lang\s")
 
 
@@ -51,21 +46,8 @@ class Racket(Language):
     stub = '  (error "stub"))\n'
     limits: ClassVar[RunLimits] = RunLimits(processes=64)
     env: ClassVar[dict[str, str]] = {"PLTUSERHOME": "/tmp/racket-user"}
-
-    @classmethod
-    @functools.cache
-    def toolchain(cls) -> Toolchain:
-        """The tools, rackunit, and Racket's installation configuration for the sandbox to show."""
-        found = super().toolchain()
-        probe = "(void (collection-file-path \"main.rkt\" \"rackunit\"))"
-        try:
-            ok = subprocess.run([found.tools["racket"], "-l", "racket/base", "-e", probe], capture_output=True, timeout=120).returncode == 0
-        except (OSError, subprocess.SubprocessError):
-            ok = False
-        if not ok:
-            raise ToolchainMissing(f"{cls.display}: rackunit is missing; install with: {cls.install_hint}")
-        extra = tuple(d for d in CONFIG_DIRS if os.path.isdir(d))
-        return dataclasses.replace(found, ro_binds=tuple(sorted({*found.ro_binds, *extra})))
+    config_dirs = ("/etc/racket",)  # the installation's configuration
+    library_probe = ("racket", ("-l", "racket/base", "-e", '(void (collection-file-path "main.rkt" "rackunit"))'), "rackunit")
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """The sample as a module (a whole program without `#lang` gets `#lang racket`), then the tests."""

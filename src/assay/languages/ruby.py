@@ -59,7 +59,7 @@ class Ruby(Language):
     install_hint = "apt-get install -y ruby"
     build = "{ruby} -c main.rb"
     run = "{ruby} main.rb"
-    stub = '  raise NotImplementedError, "stub"\nend\n'
+    stub = '  raise "assay canary stub"\nend\n'
     limits: ClassVar[RunLimits] = RunLimits(processes=64)
 
     def wrap_tests(self, tests: str, marker: str) -> str:

@@ -23,7 +23,6 @@ from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Too
 from assay.languages.java import JVM_ENV
 from assay.languages.splice import ClassSplicer
 from assay.languages.support import digest, dump_cds, etc_dirs, file_stamp, run_host, support_dir
-from assay.problems import Problem
 
 # The compiler's JVM: the heap scalac's own script uses is too small for some programs; C1 only.
 SCALAC_JVM = ("-Xmx1g", "-Xss8m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData")
@@ -146,11 +145,6 @@ class Scala(ClassSplicer, BraceLanguage):
             return super().read_version(tool_path)
         match = re.search(r"^version\.number=(\S+)", text, re.M)
         return f"Scala compiler version {match.group(1)}" if match else super().read_version(tool_path)
-
-    def program(self, problem: Problem, code: str, marker: str) -> str:
-        """prompt + completion + tests (whole programs spliced into that shape), then the wrapper object."""
-        code, trailer = self.splice(problem, code)
-        return code + "\n" + self.wrap_tests(problem.tests.code, marker) + trailer  # type: ignore[union-attr]
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests unchanged; a second object's main runs Problem.main: AssertionError -> ASSERT_EXIT, then the marker."""

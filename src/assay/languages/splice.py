@@ -41,6 +41,11 @@ class ClassSplicer:
     triple_quotes: ClassVar[bool] = True
     char_literals: ClassVar[bool] = True
 
+    def program(self, problem: Problem, code: str, marker: str) -> str:
+        """prompt + completion + tests (whole programs spliced into that shape), then the top-level rest."""
+        code, trailer = self.splice(problem, code)
+        return code + "\n" + self.wrap_tests(problem.tests.code, marker) + trailer  # type: ignore[attr-defined,union-attr]
+
     def splice(self, problem: Problem, code: str) -> tuple[str, str]:
         """(prompt + completion, top-level declarations to put after the tests)."""
         if code.startswith(problem.prompt) and self.depth(code[len(problem.prompt):]) >= 0:

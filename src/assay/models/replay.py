@@ -49,8 +49,9 @@ class ReplayModel:
             raise ModelConfigError(f"{self.path} has no sample {index} for {task_id}") from None
 
     async def generate(self, prompt: Prompt, n: int, config: GenerateConfig) -> Response:
-        """Not used: the generator asks a replay model for samples by task and index."""
-        raise NotImplementedError("replay samples are read with sample(task_id, index)")
+        """A replay has no model behind it: it serves recorded samples by task and index (completion()),
+        which is how the generator reads it, and refuses a fresh prompt with a one-line error."""
+        raise ModelConfigError(f"replay:{self.path} serves the samples it recorded, by task and index; it cannot answer a new prompt")
 
     def completion(self, task_id: str, index: int) -> Completion:
         """A replayed sample as a completion (a full program if the file gave `solution`)."""
