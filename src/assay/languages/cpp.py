@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, with_extras  # noqa: F401 - with_extras: re-exported
-from assay.languages.support import build_once, digest, run_host, support_slot
+from assay.languages.support import build_once, digest, run_host, support_slot, switched_off
 
 STD = "-std=c++17"
 PCH_HEADER = "assay-pch.h"
@@ -98,7 +98,7 @@ class Cpp(BraceLanguage):
 
 def pch_dir(toolchain: Toolchain) -> Path | None:
     """The support slot cpp-pch-<g++ and flags>, created (empty) now; None when turned off or not creatable."""
-    if os.environ.get(PCH_ENV, "").strip().lower() in {"0", "no", "off", "false"}:
+    if switched_off(PCH_ENV):
         return None
     return support_slot("cpp-pch", digest(os.path.realpath(toolchain.tools["g++"]), toolchain.version, STD, PCH_TEXT))
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain
-from assay.languages.support import build_once, digest, run_host, support_slot
+from assay.languages.support import build_once, digest, run_host, support_slot, switched_off
 from assay.problems import Problem
 
 MAIN_FILE = "main_test.go"
@@ -164,7 +164,7 @@ def fix_header(code: str, prompt: str) -> str:
 
 def seed_dir(toolchain: Toolchain) -> Path | None:
     """The support slot go-seed-<go and env>, created (empty) now; None when turned off or not creatable."""
-    if os.environ.get(SEED_ENV, "").strip().lower() in {"0", "no", "off", "false"}:
+    if switched_off(SEED_ENV):
         return None
     return support_slot("go-seed", digest(os.path.realpath(toolchain.tools["go"]), toolchain.version, sorted(Go.env.items()), _SEED_PROGRAM))
 

@@ -127,6 +127,11 @@ def world_readable(path: Path) -> None:
         item.chmod(0o755 if item.is_dir() else 0o644)
 
 
+def switched_off(variable: str) -> bool:
+    """Whether the environment turns an optional support file off (0, no, off, false)."""
+    return os.environ.get(variable, "").strip().lower() in {"0", "no", "off", "false"}
+
+
 def digest(*parts: object) -> str:
     """A short key for what a support directory was built from."""
     return hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:16]

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, RunLimits, Toolchain
-from assay.languages.support import digest, file_stamp, run_host, support_dir
+from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import Problem
 from assay.sandbox._limits import find_tool
 
@@ -116,7 +116,7 @@ class Swift(BraceLanguage):
 
 def module_cache(toolchain: Toolchain) -> Path | None:
     """<support root>/swift-<key>/module-cache, recorded now if needed; None when turned off or it cannot be."""
-    if os.environ.get(MODULE_CACHE_ENV, "").strip().lower() in {"0", "no", "off", "false"}:
+    if switched_off(MODULE_CACHE_ENV):
         return None
     swiftc = toolchain.tools["swiftc"]
     bwrap = find_tool("bwrap")
