@@ -33,6 +33,7 @@ from assay.benchmarks import load_benchmark
 from assay.execution import Executor
 from assay.languages import get_language, language_names, toolchain_binds
 from assay.languages.base import ToolchainMissing
+from assay.problems import test_program
 from assay.samples import RawSample
 from assay.sandbox import get_sandbox
 from assay.store import RunStore
@@ -148,7 +149,7 @@ def per_language(names: list[str], n: int, workers: int, bare: bool = False) -> 
         elapsed, counts = timed_run(bench, samples, workers)
         row = f"| {name} | {version[:40]} | {len(samples)} | {elapsed:.1f} | {len(samples) / elapsed:.2f} | {counts} |"
         if bare:
-            programs = [p.prompt + language.stub + p.tests.code for p in problems]  # type: ignore[union-attr]
+            programs = [p.prompt + language.stub + test_program(p).code for p in problems]
             peer = bare_run(name, programs, workers)
             row += f" {peer[0]:.1f} | {peer[1]} | {peer[0] / elapsed:.2f}x |" if peer else " — | — | — |"
         print(row, flush=True)

@@ -19,7 +19,10 @@ from assay import __version__
 from assay.languages import UnknownLanguage, get_language, plaindata, toolchain_version
 from assay.languages import python as py
 from assay.oracles import NOT_NONE, expected_for, suite_atols
-from assay.problems import Benchmark, CaseTests, Problem, ProgramTests, Status, TestDetail, Verdict
+from assay import values
+from assay.judging.cases import judge_cases, plan_for
+from assay.languages.base import judging_digest
+from assay.problems import NO_EXPECTED, Benchmark, CaseTests, Problem, ProgramTests, Status, TestDetail, Verdict
 from assay.samples import RawSample as Sample
 from assay.sandbox.base import Limits, Sandbox
 from assay.store import RunStore, VerdictCache
@@ -115,10 +118,10 @@ class Executor:
         )
 
     def _toolchain(self, problem: Problem) -> tuple[str, ...]:
-        """The language toolchain's version, for programs run by a language plugin (it decides verdicts too)."""
-        if isinstance(problem.tests, ProgramTests) and problem.tests.runner != "check":
-            return (problem.language, toolchain_version(problem.language))
-        return ()
+        """The language toolchain's version and the harness code, where a language plugin decides verdicts too."""
+        if problem.language == "python" and not (isinstance(problem.tests, ProgramTests) and problem.tests.runner != "check"):
+            return ()
+        return (problem.language, toolchain_version(problem.language), judging_digest(problem.language))
 
     # ------------------------------------------------------------ references
 
@@ -127,7 +130,8 @@ class Executor:
             return None
         # The problem's own content is in the key: a local benchmark file can change under the same name.
         tests = hashlib.sha256(repr(problem.tests).encode()).hexdigest()
-        key = _digest(self.benchmark.content_hash, problem.id, problem.prompt, problem.reference, tests, py.driver_digest(), py.python_version())
+        reference = problem.tests.reference if isinstance(problem.tests, CaseTests) else None
+        key = _digest(self.benchmark.content_hash, problem.id, problem.prompt, problem.reference, reference, tests, py.driver_digest(), py.python_version())
         return self.cache_dir / "expected" / f"{key}.json"
 
     def expected(self, problem: Problem) -> Expected:
@@ -154,10 +158,10 @@ class Executor:
         tests = problem.tests
         assert isinstance(tests, CaseTests)
         args = [c.args for c in tests.cases]
-        code = problem.prompt + problem.reference
+        code, entry_point = tests.reference if tests.reference is not None else (problem.prompt + problem.reference, problem.entry_point)
         per_case = 20.0
         big = None if tests.oracle else py.BIG_OUTPUT  # oracles need the real value
-        job = py.cases_job(code, problem.entry_point, args, [per_case] * len(args), run_all=True, not_none=tests.oracle == NOT_NONE, big_output=big)
+        job = py.cases_job(code, entry_point, args, [per_case] * len(args), run_all=True, not_none=tests.oracle == NOT_NONE, big_output=big)
         cpu_total = per_case * len(args) + 10
         limits = Limits(
             cpu_seconds=min(cpu_total, 1800.0),
@@ -231,14 +235,69 @@ class Executor:
             limits = self._limits(cpu, 4 * cpu + 5)
             run = py.run_driver(self.sandbox, job, limits)
             return py.judge_program(run, problem.prompt + problem.reference, problem.tests.code, problem.entry_point)
-        judging, case_limits = self.case_judging(problem)
         tests = problem.tests
+        if problem.language != "python":
+            return self.judge_language_cases(problem, code)
+        if not self.needs_reference(problem):  # the benchmark's own expected outputs (MultiPL-E's Python)
+            return self.judge_given_cases(problem, code)
+        judging, case_limits = self.case_judging(problem)
         big = None if tests.oracle else py.BIG_OUTPUT
         job = py.cases_job(code, problem.entry_point, judging.args, case_limits, run_all=False, not_none=tests.oracle == NOT_NONE, big_output=big)
         cpu = min(s.case_total_limit, sum(case_limits)) + 10  # + loading the sample
         limits = self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES)
         run = py.run_driver(self.sandbox, job, limits)
         return py.judge_cases(run, judging)
+
+    @staticmethod
+    def needs_reference(problem: Problem) -> bool:
+        """Whether a case-tested problem's expected outputs come from running a reference solution."""
+        tests = problem.tests
+        return isinstance(tests, CaseTests) and any(c.expected is NO_EXPECTED for c in tests.cases)
+
+    def judge_given_cases(self, problem: Problem, code: str) -> Verdict:
+        """Python cases whose expected outputs the benchmark gives (MultiPL-E's asserts), compared with ==."""
+        tests = problem.tests
+        assert isinstance(tests, CaseTests) and tests.signature is not None
+        expected = [values.coerce(c.expected, tests.signature.returns) for c in tests.cases]
+        suites = [c.suite for c in tests.cases]
+        judging = py.CaseJudging(args=[c.args for c in tests.cases], expected=expected, suites=suites, atols=[0.0] * len(suites),
+                                 oracle=None, suite_sizes={s: suites.count(s) for s in dict.fromkeys(suites)}, exact=True)
+        timeout = self.program_timeout(problem) if self.settings.timeout is not None else 10.0
+        case_limits = [timeout] * len(suites)
+        job = py.cases_job(code, problem.entry_point, judging.args, case_limits, run_all=True, big_output=None)
+        cpu = min(self.settings.case_total_limit, sum(case_limits)) + 10
+        run = py.run_driver(self.sandbox, job, self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES))
+        return py.judge_cases(run, judging)
+
+    def judge_language_cases(self, problem: Problem, code: str) -> Verdict:
+        """Cases in another language: its harness reports the outputs, the trusted side compares them."""
+        try:
+            language = get_language(problem.language)
+        except UnknownLanguage as exc:
+            return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
+        tests = problem.tests
+        assert isinstance(tests, CaseTests)
+        limits = language.limits
+        if self.needs_reference(problem):
+            exp = self.expected(problem)
+            bad = set(exp.invalid)
+            keep = [i for i in range(len(tests.cases)) if i not in bad]
+            expected = [exp.values[i] for i in keep]
+            suites = [tests.cases[i].suite for i in keep]
+            kept = dataclasses.replace(problem, tests=dataclasses.replace(tests, cases=tuple(tests.cases[i] for i in keep)))
+            plan = plan_for(language, kept, expected=expected, atols=suite_atols(expected, suites, tests.atol))
+            problem = kept
+            # EvalPlus's cap for all of a sample's cases, on top of the language's own budget
+            limits = dataclasses.replace(limits, run_cpu=max(limits.run_cpu, self.settings.case_total_limit),
+                                         run_wall=max(limits.run_wall, 2 * self.settings.case_total_limit + 10))
+        else:
+            plan = plan_for(language, problem)
+        if self.settings.timeout is not None:
+            limits = dataclasses.replace(limits, run_cpu=self.settings.timeout, run_wall=max(limits.run_wall, 3 * self.settings.timeout + 5))
+        elif problem.id in self._reference_cpu:
+            timeout = max(limits.run_cpu, self.settings.gt_time_limit_factor * self._reference_cpu[problem.id])
+            limits = dataclasses.replace(limits, run_cpu=timeout, run_wall=max(limits.run_wall, 3 * timeout + 5))
+        return judge_cases(language, self.sandbox, problem, code, plan, limits)
 
     def judge_in_language(self, problem: Problem, code: str) -> Verdict:
         """A program built and run by its language's plugin (MultiPL-E, hand-written suites)."""

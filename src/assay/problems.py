@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
+from assay.values import Signature
+
 
 class Status(StrEnum):
     """The verdict of one sample; ordered roughly by how early the run went wrong."""
@@ -21,35 +23,65 @@ class Status(StrEnum):
 
 
 @dataclass(frozen=True)
-class Case:
-    """One structured test input; its expected output is computed from the reference solution."""
-
-    args: tuple[Any, ...]
-    suite: str = "base"  # "base" or "plus"
-
-
-@dataclass(frozen=True)
-class CaseTests:
-    """Tests given as inputs; judged outside the sandbox against the reference solution's outputs."""
-
-    cases: tuple[Case, ...]
-    atol: float = 0.0
-    oracle: str | None = None  # name of a special comparison rule (see assay.oracles)
-    kind: Literal["cases"] = "cases"
-
-
-@dataclass(frozen=True)
 class ProgramTests:
     """Tests given as a program in the problem's language.
 
     runner "check": HumanEval's `check(candidate)`, replayed on the trusted side (Python only).
     runner "script": MultiPL-E's shape, program = prompt + completion + tests, run by the language plugin.
     runner "units": a hand-written benchmark's unit tests, compiled with a harness by the language plugin.
+    `why` says why a benchmark's tests are judged as a program where cases were expected ("program-judged").
     """
 
     code: str
     kind: Literal["program"] = "program"
     runner: str = "check"
+    why: str = ""
+
+
+class _NoExpected:
+    """The expected output is not given: it comes from running the reference solution."""
+
+    def __repr__(self) -> str:
+        return "NO_EXPECTED"
+
+    def __reduce__(self) -> str:
+        return "NO_EXPECTED"
+
+
+NO_EXPECTED: Any = _NoExpected()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One structured test input; its expected output is the benchmark's own, or the reference solution's."""
+
+    args: tuple[Any, ...]
+    suite: str = "base"  # "base" or "plus"
+    expected: Any = NO_EXPECTED  # the benchmark's own expected output (MultiPL-E's asserts); else the reference's
+    call: str | None = None  # the call as the benchmark's own test writes it in the problem's language; else rendered
+    hint: str = ""  # how the benchmark's own test compares (e.g. "within 0.001"), for the language's equality
+
+
+@dataclass(frozen=True)
+class CaseTests:
+    """Tests given as inputs; judged outside the sandbox against the expected outputs.
+
+    rule "evalplus": EvalPlus's comparison (float tolerance carried per suite, special oracles).
+    rule "exact": the benchmark's own `==` (MultiPL-E's asserts), through the language's equality.
+    `reference` is the Python (program, entry point) that labels the cases when the problem's own
+    reference is in another language (HumanEval+ inputs rendered into Swift are labelled by Python).
+    `program` keeps the benchmark's own test program (MultiPL-E's), shown to users and used by the canary.
+    """
+
+    cases: tuple[Case, ...]
+    atol: float = 0.0
+    oracle: str | None = None  # name of a special comparison rule (see assay.oracles)
+    kind: Literal["cases"] = "cases"
+    signature: Signature | None = None
+    rule: Literal["evalplus", "exact"] = "evalplus"
+    reference: tuple[str, str] | None = None
+    program: ProgramTests | None = None
+    left_out: tuple[tuple[str, int], ...] = ()  # (reason, count) of inputs this language cannot represent
 
 
 Tests = CaseTests | ProgramTests
@@ -73,6 +105,16 @@ class Problem:
     def reference_program(self) -> str:
         """The reference solution as the program a sample would be (hand-written suites ship whole programs)."""
         return self.reference if self.extra.get("reference_is_program") else self.prompt + self.reference
+
+
+def test_program(problem: Problem) -> ProgramTests:
+    """A problem's tests as a program: its ProgramTests, or the benchmark's own program behind its cases."""
+    tests = problem.tests
+    if isinstance(tests, ProgramTests):
+        return tests
+    if tests.program is None:
+        raise ValueError(f"{problem.id}: its tests are cases only, with no test program")
+    return tests.program
 
 
 @dataclass(frozen=True)

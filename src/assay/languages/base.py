@@ -19,18 +19,20 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from assay.problems import Problem, Status, TestDetail, Verdict
-from assay.sandbox.base import Limits, Sandbox, SandboxResult
+from assay import values
+from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict, test_program
+from assay.values import Signature, Type
+from assay.sandbox.base import Limits, Phase, Sandbox, SandboxResult
 
 ASSERT_EXIT = 97  # the exit status of a failed test assertion, in every language
 SIGXCPU_EXIT = 128 + 24
 SIGKILL_EXIT = 128 + 9
 GiB = 1024**3
 MiB = 1024**2
-SCRIPT = "assay-run.sh"
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,10 @@ class Toolchain:
     tools: dict[str, str]  # tool name -> absolute path
     ro_binds: tuple[str, ...] = ()  # directories the sandbox must show (tools outside /usr)
     env: dict[str, str] = field(default_factory=dict)
+
+
+class Unrepresentable(ValueError):
+    """A value, type or call this language cannot express (an int beyond its integer type, a union it lacks...)."""
 
 
 class ToolchainMissing(RuntimeError):
@@ -129,7 +135,7 @@ class Language(abc.ABC):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """The whole program: the sample's code, then the tests, then the marker print (MultiPL-E's shape)."""
-        return code + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        return code + "\n" + self.wrap_tests(test_program(problem).code, marker)
 
     @abc.abstractmethod
     def wrap_tests(self, tests: str, marker: str) -> str:
@@ -143,101 +149,190 @@ class Language(abc.ABC):
         """The build phase's shell command for this problem (None: nothing to build)."""
         return self.build
 
-    def script(self, toolchain: Toolchain, limits: RunLimits, problem: Problem | None = None) -> str:
-        """The two-phase shell script."""
+    def phases(self, toolchain: Toolchain, limits: RunLimits, problem: Problem | None = None) -> list[Phase]:
+        """The build phase (if the language has one) and the run phase, each with its own limits.
+
+        The sandbox's trusted init runs them and reports their statuses; the build never holds the
+        result channel, and the run gets it on fd 3.
+        """
         tools = {name.replace("-", "_").replace("+", "p").replace(".", "_"): shlex.quote(path) for name, path in toolchain.tools.items()}
-        lines = ["#!/bin/sh", "exec 2>&1 </dev/null"]
+        out: list[Phase] = []
         build = self.build_command(problem) if problem is not None else self.build
         if build:
-            lines += [f"( {build.format(**tools)} ) 1>&2", 'rc=$?', 'echo "build $rc" >&3', '[ "$rc" -eq 0 ] || exit 0']
-        else:
-            lines.append('echo "build 0" >&3')
-        cpu = max(1, int(limits.run_cpu + 0.999))
-        lines += [f"ulimit -S -t {cpu}", f"ulimit -H -t {cpu + 1}"]  # soft first: a hard limit below the soft one is refused
-        if limits.run_memory_bytes:
-            lines.append(f"ulimit -v {limits.run_memory_bytes // 1024}")
-        lines += [f"( {self.run.format(**tools)} ) 3>&-", 'echo "run $?" >&3']
-        return "\n".join(lines) + "\n"
+            out.append(Phase("build", ("/bin/sh", "-c", build.format(**tools)), limits.build_cpu, limits.build_wall,
+                             memory_bytes=limits.memory_bytes, output="stderr"))
+        run = self.run.format(**tools)
+        if not re.search(r"[;&|()<>`]", run):
+            run = "exec " + run  # the program itself, not a shell, is the phase's process: its signal is its own
+        out.append(Phase("run", ("/bin/sh", "-c", run), limits.run_cpu, limits.run_wall,
+                         memory_bytes=limits.run_memory_bytes, channel=True, stdin=True, output="merged"))
+        return out
+
+    # ------------------------------------------------------------ cases (judged on the trusted side)
+
+    def test_calls(self, tests: str) -> list[tuple[str, str]] | None:
+        """The call of each assert in a MultiPL-E test section, in order, with how the assert compares
+        ("" for plain equality); None where this language's tests are not split into cases."""
+        return None
+
+    def render_value(self, value: Any, t: Type) -> str:
+        """A literal of this language for a plain value of type t; raises Unrepresentable."""
+        raise Unrepresentable(f"{self.display} has no value rendering")
+
+    def render_call(self, signature: Signature, args: tuple[Any, ...]) -> str:
+        """A call of the entry point (as `candidate`) with these arguments; raises Unrepresentable."""
+        rendered = [self.render_value(a, t) for a, t in zip(args, signature.param_types)]
+        return f"candidate({', '.join(rendered)})"
+
+    def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
+        """The work dir of a case run: the sample's code and a harness that calls `calls` in order and
+        writes each result to fd 3 (assay.judging.records). Languages with a case harness override it."""
+        raise Unrepresentable(f"{self.display} has no case harness")
+
+    @property
+    def has_case_harness(self) -> bool:
+        """Whether this plugin judges cases (else its benchmarks' tests are judged as programs)."""
+        return type(self).case_files is not Language.case_files
+
+    def normalize(self, value: Any, t: Type) -> Any:
+        """A plain value as this language holds it (e.g. floats rounded to float32 where the prompt uses float)."""
+        return value
+
+    def equal(self, actual: Any, expected: Any, t: Type, hint: str) -> bool:
+        """Whether an output equals the expected one, as the benchmark's own assert compares in this language."""
+        return values.equal(self.normalize(actual, t), self.normalize(expected, t))
 
     # ------------------------------------------------------------ judging
 
     def prepare(self, toolchain: Toolchain) -> None:
         """Build what this toolchain's support directory gets on first use (once; a failure only costs speed)."""
 
+    def run_program(
+        self, sandbox: Sandbox, problem: Problem, files: dict[str, bytes], limits: RunLimits, toolchain: Toolchain, stdin: bytes = b"",
+        channel_bytes: int = 4096,
+    ) -> SandboxResult:
+        """Build and run one program's files in the sandbox, phase by phase."""
+        env = {"PATH": _path_for(toolchain), "HOME": "/tmp", **toolchain.env}
+        box = Limits(
+            cpu_seconds=max(limits.build_cpu, limits.run_cpu),
+            wall_seconds=limits.build_wall + limits.run_wall,
+            memory_bytes=max(limits.memory_bytes, limits.run_memory_bytes or 0),
+            processes=limits.processes,
+            disk_bytes=limits.disk_bytes,
+            output_bytes=limits.output_bytes,
+            channel_bytes=channel_bytes,
+        )
+        return sandbox.run_phases(self.phases(toolchain, limits, problem), files, box, stdin=stdin, env=env)
+
     def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: RunLimits | None = None) -> Verdict:
-        """Build and run one program against its tests in the sandbox; decide the verdict outside it."""
+        """Build and run one program against its tests in the sandbox; decide the verdict outside it.
+
+        Cases whose expected outputs the benchmark gives are judged here too (assay.judging.cases);
+        cases labelled by a reference solution need the executor, which computes the labels.
+        """
         limits = limits or self.limits
+        if isinstance(problem.tests, CaseTests):
+            from assay.judging.cases import judge_cases, plan_for
+
+            return judge_cases(self, sandbox, problem, code, plan_for(self, problem), limits)
         try:
             toolchain = self.toolchain()
         except ToolchainMissing as exc:
             return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
         self.prepare(toolchain)
         marker = "ASSAY-DONE-" + secrets.token_hex(16)
-        files = self.files(problem, code, marker)
-        files[SCRIPT] = self.script(toolchain, limits, problem).encode()
-        env = {"PATH": _path_for(toolchain), "HOME": "/tmp", **toolchain.env}
-        box = Limits(
-            cpu_seconds=limits.build_cpu,
-            wall_seconds=limits.build_wall + limits.run_wall,
-            memory_bytes=limits.memory_bytes,
-            processes=limits.processes,
-            disk_bytes=limits.disk_bytes,
-            output_bytes=limits.output_bytes,
-            channel_bytes=4096,
-        )
-        result = sandbox.run(["/bin/sh", SCRIPT], files, box, env=env)
+        result = self.run_program(sandbox, problem, self.files(problem, code, marker), limits, toolchain)
         return classify(result, marker, limits)
 
 
-def classify(result: SandboxResult, marker: str, limits: RunLimits) -> Verdict:
-    """A verdict from the phase statuses the script reported on fd 3 and the marker on stdout."""
+def build_failure(result: SandboxResult, limits: RunLimits) -> Verdict | None:
+    """The verdict of a run that never got past its build (sandbox error, build timeout, compile error), else None."""
     output = result.stdout.decode("utf-8", "replace")
+    build_output = result.stderr.decode("utf-8", "replace")
     duration = result.wall_seconds
     if result.error:
         return Verdict(Status.SANDBOX_ERROR, message=f"sandbox error: {result.error}", duration_s=duration, stdout=output[-2000:])
-    phases = dict(_phases(result.channel))
+    phases = {p.name: p for p in result.phases}
     build = phases.get("build")
-    if build is None:
+    if build is not None and not build.ok:
+        if build.timed_out:
+            return Verdict(Status.TIMEOUT, message=f"timed out while building ({limits.build_cpu:g} s of CPU, {limits.build_wall:g} s wall)",
+                           duration_s=duration, stdout=build_output[-4000:])
+        how = f"exit status {build.exit_code}" if build.exit_code is not None else f"killed by signal {build.signal}"
+        return Verdict(Status.COMPILE_ERROR, message=f"compile error ({how})", tests=[TestDetail("build", Status.COMPILE_ERROR, _tail(build_output))],
+                       duration_s=duration, stdout=build_output[-4000:])
+    if "run" not in phases:  # the host stopped the whole run: a flood of output, or past every deadline
+        if result.output_truncated:
+            return Verdict(Status.RUNTIME_ERROR, message=f"output limit of {limits.output_bytes} bytes exceeded; killed", duration_s=duration, stdout=output[-4000:])
         if result.timed_out:
-            return Verdict(Status.TIMEOUT, message="timed out while building", duration_s=duration, stdout=output[-4000:])
-        return Verdict(Status.SANDBOX_ERROR, message="the build did not report back", duration_s=duration, stdout=output[-2000:])
-    if build != 0:
-        return Verdict(Status.COMPILE_ERROR, message=f"compile error (exit status {build})", tests=[TestDetail("build", Status.COMPILE_ERROR, _tail(output))],
-                       duration_s=duration, stdout=output[-4000:])
-    run = phases.get("run")
-    # Output after the build is the program's; the marker must be on a line of its own.
+            return Verdict(Status.TIMEOUT, message="timed out", duration_s=duration, stdout=output[-4000:])
+        return Verdict(Status.SANDBOX_ERROR, message="the sandbox's init reported no run phase", duration_s=duration, stdout=output[-2000:])
+    return None
+
+
+def run_failure(result: SandboxResult, limits: RunLimits, shown: str) -> Verdict | None:
+    """The verdict of a run phase that hit a limit: output flood, CPU or wall time, memory; else None."""
+    run = next(p for p in result.phases if p.name == "run")
+    duration = result.wall_seconds
+    if result.output_truncated and run.signal == 9 and not run.timed_out:
+        return Verdict(Status.RUNTIME_ERROR, message=f"output limit of {limits.output_bytes} bytes exceeded; killed", duration_s=duration, stdout=shown[-4000:])
+    # A shell between the init and the program reports its signal as 128 + n.
+    cpu_hit = run.exit_code == SIGXCPU_EXIT or (run.exit_code == SIGKILL_EXIT and run.cpu_seconds >= limits.run_cpu)
+    if run.timed_out or cpu_hit:
+        wall = run.wall_seconds >= limits.run_wall
+        what = f"wall clock, {limits.run_wall:g} s" if wall else f"{limits.run_cpu:g} s of CPU"
+        return Verdict(Status.TIMEOUT, message=f"timed out ({what})", duration_s=duration, stdout=shown[-4000:])
+    return None
+
+
+def classify(result: SandboxResult, marker: str, limits: RunLimits) -> Verdict:
+    """A test program's verdict: phase statuses from the sandbox's init, the marker on stdout."""
+    failure = build_failure(result, limits)
+    if failure is not None:
+        return failure
+    run = next(p for p in result.phases if p.name == "run")
+    duration = result.wall_seconds
+    output = result.stdout.decode("utf-8", "replace")
+    # The marker must be on a line of its own.
     done = any(line.strip() == marker for line in output.splitlines())
     shown = output.replace(marker, "<tests finished>")
-    if run is None:
-        if result.output_truncated:
-            return Verdict(Status.RUNTIME_ERROR, message=f"output limit of {limits.output_bytes} bytes exceeded; killed", duration_s=duration, stdout=shown[-4000:])
-        if result.timed_out:
-            return Verdict(Status.TIMEOUT, message=f"timed out (wall clock, {limits.run_wall:g} s)", duration_s=duration, stdout=shown[-4000:])
-        return Verdict(Status.RUNTIME_ERROR, message="the program killed its own test harness", duration_s=duration, stdout=shown[-4000:])
-    if run in (SIGXCPU_EXIT, SIGKILL_EXIT) or (result.timed_out and run != 0):
-        return Verdict(Status.TIMEOUT, message=f"timed out ({limits.run_cpu:g} s of CPU)", duration_s=duration, stdout=shown[-4000:])
-    if run == ASSERT_EXIT:
+    failure = run_failure(result, limits, shown)
+    if failure is not None:
+        return failure
+    code = run.exit_code
+    if code == ASSERT_EXIT:
         return Verdict(Status.FAILED, message="failed: a test assertion failed", tests=[TestDetail("tests", Status.FAILED, _tail(shown))],
                        duration_s=duration, stdout=shown[-4000:])
-    if run != 0:
-        return Verdict(Status.RUNTIME_ERROR, message=f"runtime error (exit status {run})", tests=[TestDetail("tests", Status.RUNTIME_ERROR, _tail(shown))],
+    if code != 0:
+        how = f"exit status {code}" if code is not None else f"killed by signal {run.signal}"
+        return Verdict(Status.RUNTIME_ERROR, message=f"runtime error ({how})", tests=[TestDetail("tests", Status.RUNTIME_ERROR, _tail(shown))],
                        duration_s=duration, stdout=shown[-4000:])
     if not done:
         return Verdict(Status.FAILED, message="failed: exited with status 0 before its tests finished", duration_s=duration, stdout=shown[-4000:])
     return Verdict(Status.PASSED, message="passed", tests=[TestDetail("tests", Status.PASSED)], duration_s=duration)
 
 
-def _phases(channel: bytes) -> list[tuple[str, int]]:
-    out = []
-    for line in channel.decode("ascii", "replace").splitlines():
-        match = re.fullmatch(r"(build|run) (\d+)", line.strip())
-        if match:
-            out.append((match.group(1), int(match.group(2))))
-    return out
-
-
 def _tail(text: str, lines: int = 25) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])[-3000:]
+
+
+@functools.cache
+def judging_digest(language: str) -> str:
+    """Hash of the code that shapes a language's verdicts: its plugin, the plugin base, the harness helpers
+    and the trusted-side judges. Part of every verdict's cache key, so a change there re-judges."""
+    import hashlib
+    import importlib
+
+    from assay.languages import REGISTRY
+
+    names = ["assay.languages.base", "assay.languages.harness", "assay.judging.records", "assay.judging.cases", "assay.values"]
+    if language in REGISTRY:
+        names.append(REGISTRY[language][0])
+    h = hashlib.sha256()
+    for name in names:
+        module = importlib.import_module(name)
+        h.update(open(module.__file__ or "", "rb").read())  # noqa: SIM115 - read once per process
+    return h.hexdigest()[:16]
 
 
 SYSTEM_DIRS = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/")
@@ -278,7 +373,7 @@ class BraceLanguage(Language):
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """prompt + completion + tests, as MultiPL-E runs it (whole programs are spliced first)."""
         code = self.as_completion(problem, code)
-        return code + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        return code + "\n" + self.wrap_tests(test_program(problem).code, marker)
 
     def as_completion(self, problem: Problem, code: str) -> str:
         """prompt + body, whether the sample continued the prompt or rewrote the whole function."""

@@ -14,7 +14,7 @@ import re
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 
 TESTS_FILE = "assay-tests.d"  # the file name the test section's asserts report, via #line
 
@@ -79,7 +79,7 @@ class D(Language):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """code + tests; a whole program's own main replaces the tests' empty one (two would not build)."""
-        tests = self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        tests = self.wrap_tests(test_program(problem).code, marker)
         if _MAIN.search(code):
             tests = _TESTS_MAIN.sub("", tests)
         return code + "\n" + tests

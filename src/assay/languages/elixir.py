@@ -13,7 +13,7 @@ import subprocess
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 
 # The BEAM reserves a 1 GiB literal area by default (a segfault under `ulimit -v`); fixed thread
 # counts keep a big host from starting dozens of scheduler threads; no busy-waiting schedulers.
@@ -97,13 +97,13 @@ class Elixir(Language):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """The solution, then the tests (MultiPL-E's one file; Assay builds the two parts apart)."""
-        return self.code(problem, code) + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        return self.code(problem, code) + "\n" + self.wrap_tests(test_program(problem).code, marker)
 
     def files(self, problem: Problem, code: str, marker: str) -> dict[str, bytes]:
         """solution.ex (compiled in the build phase) and main.exs (the tests, run against it)."""
         return {
             "solution.ex": self.code(problem, code).encode(),
-            self.source: self.wrap_tests(problem.tests.code, marker).encode(),  # type: ignore[union-attr]
+            self.source: self.wrap_tests(test_program(problem).code, marker).encode(),
         }
 
     def wrap_tests(self, tests: str, marker: str) -> str:

@@ -28,7 +28,7 @@ from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain
 from assay.languages.support import build_once, digest, run_host, support_slot, switched_off
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 
 MAIN_FILE = "main_test.go"
 HARNESS_FILE = "assay_main_test.go"
@@ -114,7 +114,7 @@ class Go(Language):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """code + tests, as MultiPL-E runs it; a whole program gets the package clause and imports the tests need."""
-        tests = self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        tests = self.wrap_tests(test_program(problem).code, marker)
         return fix_header(code, problem.prompt) + "\n" + tests
 
     def files(self, problem: Problem, code: str, marker: str) -> dict[str, bytes]:

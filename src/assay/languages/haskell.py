@@ -17,7 +17,7 @@ import subprocess
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, Language, Toolchain
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 
 DRIVER = f"""module AssayMain (main) where
 
@@ -76,7 +76,7 @@ class Haskell(Language):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """prompt + completion + tests, as MultiPL-E runs it."""
-        return self.code(problem, code) + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        return self.code(problem, code) + "\n" + self.wrap_tests(test_program(problem).code, marker)
 
     def files(self, problem: Problem, code: str, marker: str) -> dict[str, bytes]:
         """Main.hs (the program) and the driver module."""

@@ -10,9 +10,12 @@ with the same names in a chat model's whole program.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from assay.languages.base import ASSERT_EXIT, Language
-from assay.problems import Problem
+from assay.languages.harness import NotSplittable, calls_after, descriptor_json, numbered
+from assay.problems import CaseTests, Problem, test_program
+from assay.values import Type
 
 # A chat model's `export function f` / `export { f };` is not valid in a CommonJS script: dropped.
 _EXPORT = re.compile(r"^export\s+(?:default\s+)?(?=(?:async\s+)?function\b|const\b|let\b|var\b|class\b)", re.M)
@@ -48,8 +51,87 @@ class JavaScript(Language):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """code + tests, as MultiPL-E runs it; `export` keywords of a whole program are dropped."""
-        return _EXPORT_LIST.sub("", _EXPORT.sub("", code)) + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        return _EXPORT_LIST.sub("", _EXPORT.sub("", code)) + "\n" + self.wrap_tests(test_program(problem).code, marker)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests unchanged, inside a try block that maps node:assert failures to ASSERT_EXIT."""
         return guarded_tests(tests, marker)
+
+    def test_calls(self, tests: str) -> list[tuple[str, str]] | None:
+        """MultiPL-E's `assert.deepEqual(candidate(...), expected);` lines."""
+        try:
+            return [(call, "") for call in calls_after(tests, "assert.deepEqual(")]
+        except NotSplittable:
+            return None
+
+    def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
+        """The sample (`export`s dropped), then the case harness."""
+        assert isinstance(problem.tests, CaseTests) and problem.tests.signature is not None
+        program = _EXPORT_LIST.sub("", _EXPORT.sub("", code))
+        harness = case_harness(problem.entry_point, problem.tests.signature.returns, calls)
+        return {self.source: (program + "\n" + harness).encode()}
+
+
+# The case harness (see assay.judging.records): each case's result, encoded under its declared type,
+# one record per line on fd 3, written synchronously. Without annotations it is TypeScript too
+# (tsc without --strict: parameters are `any`), but for `process`, which TypeScript reaches through globalThis.
+CASE_HARNESS = r"""
+;(() => {
+const assayFs = require("fs");
+const assayType = __TYPE__;
+const candidate = __ENTRY__;
+function assayKind(t) { return Array.isArray(t) ? t[0] : t; }
+function assayAlt(v, t) {
+  const want = Array.isArray(v) || v instanceof Set ? ["list", "tuple", "vtuple", "set"]
+    : typeof v === "object" ? ["dict"] : typeof v === "number" ? ["int", "float"] : typeof v === "string" ? ["str"] : ["bool"];
+  for (const alt of t.slice(1)) { if (want.indexOf(assayKind(alt)) >= 0) { return alt; } }
+  return "any";
+}
+function assayEnc(v, t) {
+  let k = assayKind(t);
+  if (v === null || v === undefined) { return "null"; }
+  if (k === "optional") { return assayEnc(v, t[1]); }
+  if (k === "union") { t = assayAlt(v, t); k = assayKind(t); }
+  if (typeof v === "number") {
+    if (Number.isNaN(v)) { return "NaN"; }
+    if (!Number.isFinite(v)) { return v > 0 ? "Infinity" : "-Infinity"; }
+    return Number.isInteger(v) && Math.abs(v) < 1e21 ? v.toFixed(0) : String(v);
+  }
+  if (typeof v === "bigint") { return v.toString(); }
+  if (typeof v === "boolean") { return v ? "true" : "false"; }
+  if (typeof v === "string") { return JSON.stringify(v); }
+  if (Array.isArray(v) || v instanceof Set) {
+    const items = Array.from(v);
+    return "[" + items.map((x, i) => assayEnc(x, k === "tuple" ? t[i + 1] : Array.isArray(t) ? t[1] : "any")).join(",") + "]";
+  }
+  if (typeof v === "object") {
+    const pairs = v instanceof Map ? Array.from(v.entries()) : Object.entries(v);
+    const kt = k === "dict" ? t[1] : "any", vt = k === "dict" ? t[2] : "any";
+    const numeric = kt === "int" || kt === "float";
+    return "[" + pairs.map((p) => "[" + assayEnc(numeric && typeof p[0] === "string" ? Number(p[0]) : p[0], kt) + "," + assayEnc(p[1], vt) + "]").join(",") + "]";
+  }
+  throw new Error("the result is a " + typeof v + ", which is not plain data");
+}
+function assayCase(i, f) {
+  let line;
+  try {
+    line = i + " v " + assayEnc(f(), assayType);
+  } catch (e) {
+    let m = "exception";
+    try { m = String(e && e.message !== undefined ? e.message : e); } catch (_) {}
+    line = i + " e " + m.replace(/[\r\n]+/g, " ").slice(0, 300);
+  }
+  assayFs.writeSync(3, line + "\n");
+}
+__CASES__
+assayFs.writeSync(3, "done __COUNT__\n");
+process.exit(0);
+})();
+"""
+
+
+def case_harness(entry_point: str, returns: Type, calls: Sequence[str], process: str = "process") -> str:
+    """The harness text for these calls."""
+    cases = numbered(calls, lambda i, call: f"assayCase({i}, () => {call});")
+    return (CASE_HARNESS.replace("__TYPE__", descriptor_json(returns)).replace("__ENTRY__", entry_point)
+            .replace("__CASES__", cases).replace("__COUNT__", str(len(calls))).replace("process.exit(0)", f"{process}.exit(0)"))

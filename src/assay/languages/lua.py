@@ -13,7 +13,7 @@ import re
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, Language, RunLimits
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 
 RUN_LINE = "os.exit(lu.LuaUnit.run())"
 RUNNER = """
@@ -47,7 +47,7 @@ class Lua(Language):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """The sample, less a module-style final `return` (nothing may follow it in a chunk), then the tests."""
-        return without_final_return(code) + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        return without_final_return(code) + "\n" + self.wrap_tests(test_program(problem).code, marker)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests, with LuaUnit's run line replaced by one that maps failures to ASSERT_EXIT and prints the marker."""

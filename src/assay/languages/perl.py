@@ -13,7 +13,7 @@ import re
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, Language, RunLimits
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 
 TEST_FAILED = re.compile(r"(?m)^(\s*)exit 1;")
 FAIL_SHIM = f"""
@@ -46,7 +46,7 @@ class Perl(Language):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """The sample, then the tests; before a whole program's __END__/__DATA__ section, which would hide them."""
-        tests = self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        tests = self.wrap_tests(test_program(problem).code, marker)
         match = _DATA.search(code)
         if match:
             return code[: match.start()] + "\n" + tests + "\n" + code[match.start() :]

@@ -13,7 +13,7 @@ import re
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, Language, RunLimits
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 
 TEST_FAILED = 'throw new Exception("Test failed!");'
 FAIL_CALL = "assay_test_failed(__LINE__);"
@@ -42,7 +42,7 @@ class Php(Language):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """The sample in PHP mode (a whole program may close its `<?php` block with `?>`), then the tests."""
-        return php_mode(code) + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        return php_mode(code) + "\n" + self.wrap_tests(test_program(problem).code, marker)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests' failed-test throw exits with ASSERT_EXIT; the marker is printed after `test();`."""

@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from assay import values
 from assay.languages import plaindata
 from assay.languages.python_driver import _private_random_importer
 from assay.oracles import compare_output
@@ -167,6 +168,7 @@ class CaseJudging:
     atols: list[float]  # per case: EvalPlus's 1e-6 float default carries forward within a suite
     oracle: str | None
     suite_sizes: dict[str, int] = field(default_factory=dict)
+    exact: bool = False  # compare with == (the benchmark's own asserts), not EvalPlus's rules
 
 
 BIG_OUTPUT = 1 << 16  # float-free outputs larger than this (encoded) cross the boundary as a digest
@@ -229,7 +231,9 @@ def judge_cases(run: DriverRun, judging: CaseJudging) -> Verdict:
             except (ValueError, TypeError, KeyError) as exc:
                 status, message = Status.FAILED, f"undecodable output ({exc})"
             else:
-                if compare_output(out, judging.expected[i], atol=judging.atols[i], oracle=judging.oracle, args=judging.args[i]):
+                same = (values.equal(out, judging.expected[i]) if judging.exact
+                        else compare_output(out, judging.expected[i], atol=judging.atols[i], oracle=judging.oracle, args=judging.args[i]))
+                if same:
                     passed_per_suite[judging.suites[i]] = passed_per_suite.get(judging.suites[i], 0) + 1
                     continue
                 status = Status.FAILED

@@ -16,7 +16,7 @@ import re
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, Language, RunLimits
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 
 # Racket's own bindings under a prefix: a program's definition of `exit` or `displayln` cannot touch them.
 CHECK_HANDLER = f"""(require rackunit (prefix-in assay: racket/base) (prefix-in assay: rackunit))
@@ -53,7 +53,7 @@ class Racket(Language):
         """The sample as a module (a whole program without `#lang` gets `#lang racket`), then the tests."""
         if not _LANG_LINE.match(code):
             code = "#lang racket\n" + code
-        return code + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        return code + "\n" + self.wrap_tests(test_program(problem).code, marker)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """A check handler that exits with ASSERT_EXIT on a failed check, the tests, then the marker."""

@@ -9,7 +9,7 @@ import dataclasses
 import re
 from typing import ClassVar
 
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 
 
 @dataclasses.dataclass
@@ -44,7 +44,7 @@ class ClassSplicer:
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """prompt + completion + tests (whole programs spliced into that shape), then the top-level rest."""
         code, trailer = self.splice(problem, code)
-        return code + "\n" + self.wrap_tests(problem.tests.code, marker) + trailer  # type: ignore[attr-defined,union-attr]
+        return code + "\n" + self.wrap_tests(test_program(problem).code, marker) + trailer  # type: ignore[attr-defined,union-attr]
 
     def splice(self, problem: Problem, code: str) -> tuple[str, str]:
         """(prompt + completion, top-level declarations to put after the tests)."""

@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, RunLimits, Toolchain
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 from assay.sandbox._limits import find_tool
 
 MODULE_CACHE = "/tmp/module-cache"  # inside the sandbox; the recorded cache must have been built at this path
@@ -79,15 +79,15 @@ class Swift(BraceLanguage):
 
     def files(self, problem: Problem, code: str, marker: str) -> dict[str, bytes]:
         """MultiPL-E: one main.swift. Unit-test suites: prelude + context + solution + tests + a generated main."""
-        if problem.tests.runner != "units":  # type: ignore[union-attr]
+        if test_program(problem).runner != "units":
             return super().files(problem, code, marker)
         if code.startswith(problem.prompt):  # a completion-style sample continues the prompt: keep what it added
             code = code[len(problem.prompt) :]
         files = {
             "prelude.swift": PRELUDE.read_bytes(),
             "solution.swift": drop_repeated_context(code, problem.context).encode(),
-            "tests.swift": problem.tests.code.encode(),  # type: ignore[union-attr]
-            "main.swift": unit_main(problem.tests.code, marker).encode(),  # type: ignore[union-attr]
+            "tests.swift": test_program(problem).code.encode(),
+            "main.swift": unit_main(test_program(problem).code, marker).encode(),
         }
         if problem.context.strip():
             files["context.swift"] = problem.context.encode()
@@ -95,7 +95,7 @@ class Swift(BraceLanguage):
 
     def build_command(self, problem: Problem) -> str | None:
         """Unit-test suites compile several files with the suite's flags (Swift 5 mode, one frontend process)."""
-        if problem.tests.runner != "units":  # type: ignore[union-attr]
+        if test_program(problem).runner != "units":
             return self.build
         flags = " ".join(shlex.quote(f) for f in problem.extra.get("compile_flags", []))
         sources = "prelude.swift " + ("context.swift " if problem.context.strip() else "") + "solution.swift tests.swift main.swift"

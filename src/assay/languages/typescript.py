@@ -29,7 +29,7 @@ from typing import ClassVar
 from assay.languages.base import GiB, Language, RunLimits, Toolchain
 from assay.languages.javascript import guarded_tests
 from assay.languages.support import digest, file_stamp, run_host, support_dir
-from assay.problems import Problem
+from assay.problems import Problem, test_program
 
 DECLARE = "declare var require: any;"
 TSC_FLAGS = ("--target", "esnext", "--module", "commonjs", "--skipLibCheck", "--pretty", "false")
@@ -155,7 +155,7 @@ class TypeScript(Language):
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """code + tests, as MultiPL-E runs it."""
-        return code + "\n" + self.wrap_tests(problem.tests.code, marker)  # type: ignore[union-attr]
+        return code + "\n" + self.wrap_tests(test_program(problem).code, marker)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests unchanged (their `declare var require` stays at top level: not allowed in a block),

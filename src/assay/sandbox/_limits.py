@@ -290,30 +290,75 @@ if ($cfd != 3) {
     fileno($c) == 3 or die "assay-init: channel landed on fd " . fileno($c) . "\n";
     open(my $o, ">&=", $cfd) and close $o;
 }
-my $pid = fork() // die "assay-init: fork: $!\n";
-if (!$pid) {
-    close $s;
-    delete $ENV{PWD};
-    exec { $ARGV[0] } @ARGV;
-    print STDERR "assay-init: cannot run $ARGV[0]: $!\n";
-    exit 127;
-}
-my $st;
-while ((my $w = wait) > 0) { if ($w == $pid) { $st = $?; last } }
 # kill(-1) reaches every process this uid may signal: only ever as pid 1 of a namespace or as a
 # dedicated run uid, checked here again so a wrong argument cannot turn it on the host
 my $all = ($killall eq "pid1" && $$ == 1) || ($killall =~ /^uid:(\d+)$/ && $1 > 0 && $< == $1 && $> == $1);
-if ($all) { kill 'KILL', -1 }
-else {
-    for (1 .. 10000) {
-        open(my $h, "<", "/proc/$$/task/$$/children") or last;
-        my @k = split ' ', (<$h> // "");
-        last unless @k;
-        kill 'KILL', @k;
-        waitpid($_, 0) for @k;
+sub sweep {
+    if ($all) { kill 'KILL', -1 }
+    else {
+        for (1 .. 10000) {
+            open(my $h, "<", "/proc/$$/task/$$/children") or last;
+            my @k = split ' ', (<$h> // "");
+            last unless @k;
+            kill 'KILL', @k;
+            waitpid($_, 0) for @k;
+        }
     }
+    1 while waitpid(-1, 1) > 0;  # WNOHANG: reap what is dead, never wait on a survivor
 }
-1 while waitpid(-1, 1) > 0;  # WNOHANG: reap what is dead, never wait on a survivor
+my $st;
+if (@ARGV && $ARGV[0] eq "--assay-phases") {
+    # Phases (build, then run): each with its own fds and limits, watched against its own wall
+    # deadline; whatever a phase leaves running is killed before the next one starts.
+    require Time::HiRes;
+    require POSIX;
+    shift @ARGV;
+    my $np = shift @ARGV;
+    for (1 .. $np) {
+        my ($name, $cpu, $wall, $mem, $chan, $in, $out, $argc) = splice(@ARGV, 0, 8);
+        my @pargv = splice(@ARGV, 0, $argc);
+        my $t0 = Time::HiRes::time();
+        my @c0 = times;
+        my $pid = fork() // die "assay-init: fork: $!\n";
+        if (!$pid) {
+            close $s;
+            delete $ENV{PWD};
+            open(STDIN, "<", "/dev/null") unless $in;
+            open(STDOUT, ">&", \*STDERR) if $out eq "stderr";
+            open(STDERR, ">&", \*STDOUT) if $out eq "merged";
+            POSIX::close(3) unless $chan;
+            my $lim = "ulimit -S -t $cpu; ulimit -H -t " . ($cpu + 1) . ";" . ($mem > 0 ? " ulimit -v $mem;" : "");
+            exec { "/bin/sh" } "/bin/sh", "-c", "$lim exec \"\$@\"", "assay-phase", @pargv;
+            print STDERR "assay-init: cannot run $pargv[0]: $!\n";
+            POSIX::_exit(127);
+        }
+        my $to = 0;
+        $st = undef;
+        eval {
+            local $SIG{ALRM} = sub { die "assay-deadline\n" };
+            Time::HiRes::alarm($wall);
+            while ((my $w = waitpid(-1, 0)) > 0) { if ($w == $pid) { $st = $?; last } }
+            Time::HiRes::alarm(0);
+        };
+        if (!defined $st) { $to = 1; kill 'KILL', $pid; waitpid($pid, 0); $st = $?; }
+        sweep();
+        my @c1 = times;
+        my $used = ($c1[2] + $c1[3]) - ($c0[2] + $c0[3]);
+        printf $s "phase %s %d %.6f %.6f %d\n", $name, $st, $used, Time::HiRes::time() - $t0, $to;
+        last if $to || $st != 0;
+    }
+} else {
+    my $pid = fork() // die "assay-init: fork: $!\n";
+    if (!$pid) {
+        close $s;
+        delete $ENV{PWD};
+        exec { $ARGV[0] } @ARGV;
+        print STDERR "assay-init: cannot run $ARGV[0]: $!\n";
+        exit 127;
+    }
+    while ((my $w = wait) > 0) { if ($w == $pid) { $st = $?; last } }
+    sweep();
+}
 print $s "$st\n";
 for my $f (@collect) {
     my $d;
@@ -339,7 +384,9 @@ def init_argv(
 
 
 def parse_report(data: bytes) -> tuple[int | None, dict[str, bytes]]:
-    """Read the init's report: the raw wait status line, then `len(path) len(data)\\n path data` entries."""
+    """Read the init's report: phase lines (phased runs), the raw wait status line, then `len(path) len(data)\\n path data` entries."""
+    while data.startswith(b"phase "):
+        data = data.partition(b"\n")[2]
     line, sep, rest = data.partition(b"\n")
     if not sep or not line.strip().isdigit():
         return None, {}

@@ -24,6 +24,7 @@ import signal
 import socket
 import struct
 import sys
+import time
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
@@ -142,9 +143,87 @@ def run_program(header, fds):
         os._exit(127)
 
 
+def run_phase(header, phase, fds):
+    """H for one phase of a phased run: its own fds and limits, then execve."""
+    stdin, stdout, stderr, channel = fds[:4]
+    if not phase["stdin"]:
+        stdin = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(stdin, 0)
+    os.dup2(stderr if phase["output"] == "stderr" else stdout, 1)
+    os.dup2(stdout if phase["output"] == "merged" else stderr, 2)
+    if phase["channel"]:
+        os.dup2(channel, 3)
+        os.closerange(4, 1 << 16)
+    else:
+        os.closerange(3, 1 << 16)  # a phase without the channel has nothing open on fd 3
+    os.setsid()
+    limits = dict(header["limits"], cpu_seconds=phase["cpu_seconds"])
+    if phase.get("memory_bytes"):
+        limits["memory_bytes"] = phase["memory_bytes"]
+    set_limits(limits)
+    drop_capabilities()
+    os.environ.clear()
+    os.environ.update(header["env"])
+    argv = phase["argv"]
+    try:
+        os.execve(argv[0], argv, os.environ)
+    except OSError as exc:
+        os.write(2, f"sandbox: cannot run {argv[0]}: {exc}\n".encode())
+        os._exit(127)
+
+
+def kill_all_but_me():
+    """As pid 1 of the run's pid namespace: kill every other process in it, then reap them all."""
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    while True:
+        try:
+            os.wait4(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def run_phases(header, fds, status_fd):
+    """G's work in a phased run: each phase in turn, watched against its own wall deadline.
+
+    G is pid 1, not dumpable, and holds the status fd alone: a phase cannot read, forge or
+    pre-empt another phase's status. Whatever a phase leaves running is killed before the next starts.
+    """
+    results = []
+    for phase in header["phases"]:
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(status_fd)
+                run_phase(header, phase, fds)
+            finally:
+                os._exit(127)
+        pidfd = os.pidfd_open(pid)
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        timed_out = not poller.poll(int(phase["wall_seconds"] * 1000))
+        os.close(pidfd)
+        if timed_out:
+            os.kill(pid, signal.SIGKILL)
+        _, status, usage = os.wait4(pid, 0)
+        kill_all_but_me()
+        cpu = usage.ru_utime + usage.ru_stime
+        results.append(f'phase {phase["name"]} {status} {cpu:.6f} {time.monotonic() - start:.6f} {int(timed_out)}\n')
+        if timed_out or status != 0:
+            break
+    for fd in fds[:4]:
+        os.close(fd)
+    os.write(status_fd, "".join(results).encode())
+    os._exit(0)
+
+
 def init(header, fds, blob):
-    """G: pid 1 of the run's namespaces. Mount, fork the program, reap, report, exit."""
+    """G: pid 1 of the run's namespaces. Mount, fork the program (or each phase), reap, report, exit."""
     status_fd = fds[4]
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # the run, same uid, cannot ptrace us or take our fds (pidfd_getfd)
     # No PDEATHSIG: C exits at once by design. If the zygote dies, bwrap's pid namespace takes G along.
     check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) == 0, "make mounts private")
     size = str(header["limits"]["disk_bytes"]).encode()
@@ -158,6 +237,8 @@ def init(header, fds, blob):
         with open(path, "wb") as handle:
             handle.write(data)
     os.chdir(WORK)
+    if header.get("phases"):
+        run_phases(header, fds, status_fd)
     pid = os.fork()
     if pid == 0:
         os.close(status_fd)

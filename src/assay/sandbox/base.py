@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Protocol
 
 
@@ -21,6 +22,46 @@ class Limits:
     channel_bytes: int = 64 * 1024**2  # what the program may write to its result channel (fd 3)
 
 
+@dataclass(frozen=True)
+class Phase:
+    """One step of a phased run (build, then run), started and watched by the sandbox's trusted init.
+
+    Phases run one after another in the same work dir; a phase runs only if the one before it
+    exited with status 0. The init alone holds the pipe their statuses are reported on, so no
+    sandboxed process can forge or pre-empt a phase's status. Only a phase with `channel` gets the
+    result channel (fd 3); the others have nothing open there. What a phase leaves running is
+    killed before the next one starts.
+    """
+
+    name: str
+    argv: tuple[str, ...]
+    cpu_seconds: float
+    wall_seconds: float  # enforced by the init: the phase and everything it started are killed at the deadline
+    memory_bytes: int | None = None  # address space per process (None: the run's)
+    channel: bool = False  # whether this phase gets the result channel on fd 3
+    stdin: bool = False  # whether this phase reads the run's stdin (else /dev/null)
+    # Where the phase's output goes: "stdout" (stdout and stderr apart), "merged" (both to stdout, in
+    # the order written) or "stderr" (both to stderr: a build's chatter, kept apart from the program's).
+    output: str = "stdout"
+
+
+@dataclass(frozen=True)
+class PhaseResult:
+    """How one phase ended, as the trusted init saw it."""
+
+    name: str
+    exit_code: int | None  # None when killed by a signal
+    signal: int | None
+    cpu_seconds: float
+    wall_seconds: float
+    timed_out: bool = False  # the phase's wall deadline or CPU limit was hit
+
+    @property
+    def ok(self) -> bool:
+        """Exited with status 0."""
+        return self.exit_code == 0
+
+
 @dataclass
 class SandboxResult:
     """What came back from one sandboxed run; all of it is untrusted data."""
@@ -36,6 +77,7 @@ class SandboxResult:
     output_truncated: bool = False
     error: str | None = None  # set when the sandbox itself failed (not the program)
     files: dict[str, bytes] = field(default_factory=dict)
+    phases: list[PhaseResult] = field(default_factory=list)  # a phased run's phases, in order, as far as they ran
 
 
 class Sandbox(Protocol):
@@ -54,4 +96,15 @@ class Sandbox(Protocol):
         collect: tuple[str, ...] = (),
     ) -> SandboxResult:
         """Run argv in a fresh work dir holding `files`; return capped output and fd-3 data."""
+        ...
+
+    def run_phases(
+        self,
+        phases: Sequence[Phase],
+        files: dict[str, bytes],
+        limits: Limits,
+        stdin: bytes = b"",
+        env: dict[str, str] | None = None,
+    ) -> SandboxResult:
+        """Run the phases in one fresh work dir; each phase's status comes from the trusted init."""
         ...

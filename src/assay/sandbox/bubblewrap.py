@@ -23,13 +23,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.sandbox._limits import Confinement, SandboxSetupError, find_tool, init_argv
-from assay.sandbox.base import Limits, SandboxResult
+from assay.sandbox.base import Limits, Phase, SandboxResult
 from assay.sandbox.process import (
     _channel_cap,
     check_files,
     default_env,
     failed,
     finish,
+    phase_args,
+    phased_limits,
     python_dirs,
     relative_path,
     report_cap,
@@ -112,9 +114,12 @@ class BubblewrapSandbox:
         stdin: bytes = b"",
         env: dict[str, str] | None = None,
         collect: tuple[str, ...] = (),
+        phases: Sequence[Phase] = (),
     ) -> SandboxResult:
         """Run argv in a fresh work dir holding `files`; return capped output and fd-3 data."""
         check_files(files, collect)
+        if phases:
+            argv = phase_args(phases)
         size = ["--size", str(limits.disk_bytes)] if self._sized else []
         args = [*size, "--tmpfs", "/tmp", *size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
         args += [*size, "--tmpfs", WORK_DIR]
@@ -161,7 +166,18 @@ class BubblewrapSandbox:
         finally:
             for fd in fds:
                 os.close(fd)
-        return finish(outcome, limits)
+        return finish(outcome, limits, phases)
+
+    def run_phases(
+        self,
+        phases: Sequence[Phase],
+        files: dict[str, bytes],
+        limits: Limits,
+        stdin: bytes = b"",
+        env: dict[str, str] | None = None,
+    ) -> SandboxResult:
+        """Run the phases in one fresh sandbox; its pid 1 (the trusted init) reports each phase."""
+        return self.run([], files, phased_limits(phases, limits), stdin, env, phases=phases)
 
 
 def _under(path: str, root: str) -> bool:

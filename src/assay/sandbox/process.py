@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
 import select
@@ -26,7 +27,7 @@ from assay.sandbox._limits import (
     kill_uid,
     parse_report,
 )
-from assay.sandbox.base import Limits, SandboxResult
+from assay.sandbox.base import Limits, Phase, PhaseResult, SandboxResult
 
 CHANNEL_BYTES = 16 * 1024**2  # default cap on what the program writes to fd 3
 FLOOD_BYTES = 16 * 1024**2  # a stream that overflows its cap by this much gets the run killed
@@ -267,9 +268,10 @@ def _pump(
     return timed_out, flooded
 
 
-def finish(outcome: Outcome, limits: Limits) -> SandboxResult:
+def finish(outcome: Outcome, limits: Limits, phases: Sequence[Phase] = ()) -> SandboxResult:
     """Turn the runner's outcome and the init's report into a SandboxResult."""
     status, files = parse_report(bytes(outcome.report.data))
+    phase_results = parse_phases(bytes(outcome.report.data), phases) if phases else []
     error = outcome.error
     if status is None:
         status = outcome.status  # no report: the init was killed (by us, or by the kernel) or never ran
@@ -285,6 +287,8 @@ def finish(outcome: Outcome, limits: Limits) -> SandboxResult:
             exit_code = os.WEXITSTATUS(status)
     # SIGXCPU is the soft CPU limit; SIGKILL after the CPU budget is the hard one
     cpu_hit = sig == signal.SIGXCPU or (sig == signal.SIGKILL and outcome.cpu_seconds >= math.ceil(limits.cpu_seconds))
+    if phases:
+        cpu_hit = bool(phase_results) and phase_results[-1].timed_out
     return SandboxResult(
         exit_code=exit_code,
         signal=sig,
@@ -297,7 +301,55 @@ def finish(outcome: Outcome, limits: Limits) -> SandboxResult:
         output_truncated=outcome.stdout.truncated or outcome.stderr.truncated or outcome.channel.truncated,
         error=error,
         files=files,
+        phases=phase_results,
     )
+
+
+def phased_limits(phases: Sequence[Phase], limits: Limits) -> Limits:
+    """The whole run's limits: room for every phase's CPU and wall time (each phase has its own too)."""
+    cpu = max([limits.cpu_seconds, *(p.cpu_seconds for p in phases)])
+    wall = max(limits.wall_seconds, sum(p.wall_seconds for p in phases) + 5 * len(phases))
+    memory = max([limits.memory_bytes, *(p.memory_bytes or 0 for p in phases)])
+    return dataclasses.replace(limits, cpu_seconds=cpu, wall_seconds=wall, memory_bytes=memory)
+
+
+def parse_phases(data: bytes, phases: Sequence[Phase]) -> list[PhaseResult]:
+    """The init's phase lines (`phase NAME STATUS CPU WALL TIMED_OUT`), checked against the phases asked for."""
+    results: list[PhaseResult] = []
+    for line in data.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        if len(parts) != 6 or parts[0] != "phase" or len(results) >= len(phases) or parts[1] != phases[len(results)].name:
+            continue
+        try:
+            status, cpu, wall, deadline = int(parts[2]), float(parts[3]), float(parts[4]), parts[5] == "1"
+        except ValueError:
+            continue
+        exit_code = sig = None
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+        else:
+            exit_code = os.WEXITSTATUS(status)
+        limit = phases[len(results)].cpu_seconds
+        cpu_hit = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= math.ceil(limit))
+        results.append(PhaseResult(parts[1], exit_code, sig, cpu, wall, timed_out=deadline or cpu_hit))
+    return results
+
+
+def _raw_status(phase: PhaseResult) -> int:
+    """The wait status a phase's result stands for."""
+    return phase.signal if phase.signal is not None else (phase.exit_code or 0) << 8
+
+
+def phase_args(phases: Sequence[Phase]) -> list[str]:
+    """The init's phase arguments: `--assay-phases N`, then per phase its settings, argc and argv."""
+    args = ["--assay-phases", str(len(phases))]
+    for p in phases:
+        if not p.name.isalpha():
+            raise ValueError(f"a phase name is a word, got {p.name!r}")
+        memory_kb = (p.memory_bytes or 0) // 1024
+        cpu = max(1, math.ceil(p.cpu_seconds))
+        args += [p.name, str(cpu), f"{p.wall_seconds:.3f}", str(memory_kb), str(int(p.channel)), str(int(p.stdin)), p.output, str(len(p.argv)), *p.argv]
+    return args
 
 
 def failed(error: str) -> SandboxResult:
@@ -337,9 +389,12 @@ class ProcessSandbox:
         stdin: bytes = b"",
         env: dict[str, str] | None = None,
         collect: tuple[str, ...] = (),
+        phases: Sequence[Phase] = (),
     ) -> SandboxResult:
         """Run argv in a fresh work dir holding `files`; return capped output and fd-3 data."""
         check_files(files, collect)
+        if phases:
+            argv = phase_args(phases)
         top = private_tempdir()
         try:
             work, tmp = os.path.join(top, "work"), os.path.join(top, "tmp")
@@ -374,7 +429,18 @@ class ProcessSandbox:
             return failed(str(exc))
         finally:
             remove_tree(top)
-        return finish(outcome, limits)
+        return finish(outcome, limits, phases)
+
+    def run_phases(
+        self,
+        phases: Sequence[Phase],
+        files: dict[str, bytes],
+        limits: Limits,
+        stdin: bytes = b"",
+        env: dict[str, str] | None = None,
+    ) -> SandboxResult:
+        """Run the phases in one fresh work dir; the trusted init reports each phase."""
+        return self.run([], files, phased_limits(phases, limits), stdin, env, phases=phases)
 
 
 def python_dirs() -> list[str]:

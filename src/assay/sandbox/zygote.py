@@ -29,9 +29,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from assay.sandbox.base import Limits, SandboxResult
+from assay.sandbox.base import Limits, Phase, PhaseResult, SandboxResult
 from assay.sandbox.bubblewrap import BubblewrapSandbox, _memfd
-from assay.sandbox.process import FLOOD_BYTES, Capture, _channel_cap, check_files, default_env, relative_path
+from assay.sandbox.process import FLOOD_BYTES, Capture, _channel_cap, _raw_status, check_files, default_env, parse_phases, phased_limits, relative_path
 
 _MAIN = Path(__file__).with_name("_zygote_main.py")
 _WORK = "/sandbox"
@@ -88,18 +88,21 @@ class _Zygote:
             self.proc.stderr.close()
         self._stack.close()  # releases the uid slot (and sweeps anything left under it)
 
-    def run(self, argv: list[str], files: dict[str, bytes], limits: Limits, stdin: bytes, env: dict[str, str]) -> SandboxResult:
-        """Send one job and collect its outcome."""
+    def run(
+        self, argv: list[str], files: dict[str, bytes], limits: Limits, stdin: bytes, env: dict[str, str], phases: Sequence[Phase] = ()
+    ) -> SandboxResult:
+        """Send one job (one program, or phases run by the run's init) and collect its outcome."""
         blob = b"".join(
             struct.pack("<IQ", len(name.encode()), len(data)) + name.encode() + data for name, data in files.items()
         )
-        inprocess = argv[0] == sys.executable and argv[-1].endswith(".py") and set(argv[1:-1]) <= _IN_PROCESS_FLAGS
+        inprocess = not phases and argv[0] == sys.executable and argv[-1].endswith(".py") and set(argv[1:-1]) <= _IN_PROCESS_FLAGS
         header = {
             "argv": argv,
             "inprocess": inprocess,
             "faulthandler": "faulthandler" in argv,
             "env": env,
             "blob_size": len(blob),
+            "phases": [dataclasses.asdict(p) for p in phases],
             "limits": {
                 "cpu_seconds": limits.cpu_seconds,
                 "wall_seconds": limits.wall_seconds,
@@ -135,18 +138,28 @@ class _Zygote:
         }
         reply, flooded = self._pump(pipes["stdin"][1], stdin, captures, start + limits.wall_seconds + _HOST_GRACE_S)
         wall = time.monotonic() - start
-        status_line = bytes(captures[ours["status"]].data).split()
+        status_data = bytes(captures[ours["status"]].data)
         if reply is None:
             self.healthy = False
             raise ZygoteDied("the zygote did not answer")
-        status, cpu = (int(status_line[0]), float(status_line[1])) if len(status_line) == 2 else (None, 0.0)
+        phase_results: list[PhaseResult] = []
+        if phases:
+            phase_results = parse_phases(status_data, phases)
+            last = phase_results[-1] if phase_results else None
+            status = None if last is None else _raw_status(last)
+            cpu = sum(p.cpu_seconds for p in phase_results)
+        else:
+            status_line = status_data.split()
+            status, cpu = (int(status_line[0]), float(status_line[1])) if len(status_line) == 2 else (None, 0.0)
         exit_code = sig = None
         if status is not None:
             if os.WIFSIGNALED(status):
                 sig = os.WTERMSIG(status)
             else:
                 exit_code = os.WEXITSTATUS(status)
-        cpu_hit = sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= math.ceil(limits.cpu_seconds))
+        cpu_hit = not phases and (sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= math.ceil(limits.cpu_seconds)))
+        if phases and phase_results:
+            cpu_hit = phase_results[-1].timed_out
         error = None
         if not reply.get("started", True):
             error = "the sandbox could not start the run: " + bytes(captures[ours["stderr"]].data).decode(errors="replace")[-300:]
@@ -166,6 +179,7 @@ class _Zygote:
             timed_out=bool(reply.get("timed_out")) or cpu_hit,
             output_truncated=out.truncated or err.truncated or chan.truncated,
             error=error,
+            phases=phase_results,
         )
 
     def _pump(self, stdin_fd: int, stdin: bytes, captures: dict[int, Capture], deadline: float) -> tuple[dict | None, bool]:
@@ -283,7 +297,12 @@ class ZygoteSandbox:
         """Run argv in a fresh work dir holding `files`, in a fresh set of namespaces."""
         if collect:  # reading files back is the one-shot sandbox's job
             return self._base.run(argv, files, limits, stdin, env, collect)
-        check_files(files, collect)
+        return self._run(argv, files, limits, stdin, env)
+
+    def _run(
+        self, argv: list[str], files: dict[str, bytes], limits: Limits, stdin: bytes, env: dict[str, str] | None, phases: Sequence[Phase] = ()
+    ) -> SandboxResult:
+        check_files(files, ())
         for name in files:
             relative_path(name)
         full_env = default_env(_WORK, "/tmp", env)
@@ -291,7 +310,7 @@ class ZygoteSandbox:
         for attempt in (1, 2):
             zygote = self._take(fresh=attempt > 1)
             try:
-                result = zygote.run(argv, files, limits, stdin, full_env)
+                result = zygote.run(argv, files, limits, stdin, full_env, phases)
             except ZygoteDied as exc:
                 zygote.close()
                 if attempt == 2:
@@ -303,6 +322,17 @@ class ZygoteSandbox:
                 zygote.close()
             return result
         raise AssertionError("unreachable")
+
+    def run_phases(
+        self,
+        phases: Sequence[Phase],
+        files: dict[str, bytes],
+        limits: Limits,
+        stdin: bytes = b"",
+        env: dict[str, str] | None = None,
+    ) -> SandboxResult:
+        """Run the phases in one fresh work dir and set of namespaces; the run's init reports each phase."""
+        return self._run(list(phases[0].argv) if phases else [], files, phased_limits(phases, limits), stdin, env, phases)
 
     def close(self) -> None:
         """Stop every zygote."""

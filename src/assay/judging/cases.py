@@ -1,0 +1,165 @@
+"""Cases judged on the trusted side in any language: the harness only reports outputs, Assay compares.
+
+The program is the sample's code followed by the language's case harness: each case calls the entry
+point with literal arguments (rendered by the language plugin, or MultiPL-E's own translation of
+the call) and writes the result to the result channel (see `records`). Expected outputs never enter
+the sandbox. The verdict: compile error from the build phase's status; then case by case in order,
+the first wrong output (failed) or raised case (runtime error); then how the run phase ended, as the
+sandbox's trusted init reported it (timeout, crash, or an exit before the last case: failed).
+"""
+
+from __future__ import annotations
+
+import reprlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from assay import values
+from assay.judging.records import read_records
+from assay.oracles import compare_output
+from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict
+from assay.sandbox.base import Sandbox
+
+if TYPE_CHECKING:
+    from assay.languages.base import Language, RunLimits
+
+MAX_DETAILS = 5
+CHANNEL_BYTES = 256 * 1024**2  # every output of one run (HumanEval+'s largest are ~100 MB as text)
+
+
+@dataclass
+class CasePlan:
+    """What the trusted side needs to judge one problem's cases; none of it enters the sandbox but the calls."""
+
+    calls: list[str]  # each case's call, in the problem's language
+    expected: list[Any]
+    args: list[tuple[Any, ...]]
+    suites: list[str]
+    atols: list[float]
+    hints: list[str]
+    rule: str = "exact"
+    oracle: str | None = None
+    suite_sizes: dict[str, int] = field(default_factory=dict)
+
+
+def plan_for(language: Language, problem: Problem, expected: Sequence[Any] | None = None, atols: Sequence[float] | None = None) -> CasePlan:
+    """The plan of a case-tested problem; `expected` (evalplus rule) comes from the reference, else from the cases."""
+    tests = problem.tests
+    assert isinstance(tests, CaseTests) and tests.signature is not None
+    sig = tests.signature
+    calls = [c.call if c.call is not None else language.render_call(sig, c.args) for c in tests.cases]
+    if expected is None:
+        expected = [values.coerce(c.expected, sig.returns) for c in tests.cases]
+    suites = [c.suite for c in tests.cases]
+    return CasePlan(
+        calls=calls,
+        expected=list(expected),
+        args=[c.args for c in tests.cases],
+        suites=suites,
+        atols=list(atols) if atols is not None else [tests.atol] * len(calls),
+        hints=[c.hint for c in tests.cases],
+        rule=tests.rule,
+        oracle=tests.oracle,
+        suite_sizes={s: suites.count(s) for s in dict.fromkeys(suites)},
+    )
+
+
+def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: str, plan: CasePlan, limits: RunLimits) -> Verdict:
+    """Build and run the sample with the case harness; compare its reported outputs outside the sandbox."""
+    from assay.languages.base import ToolchainMissing, build_failure, run_failure
+
+    tests = problem.tests
+    assert isinstance(tests, CaseTests) and tests.signature is not None
+    try:
+        toolchain = language.toolchain()
+    except ToolchainMissing as exc:
+        return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
+    language.prepare(toolchain)
+    files = language.case_files(problem, code, plan.calls)
+    result = language.run_program(sandbox, problem, files, limits, toolchain, channel_bytes=CHANNEL_BYTES)
+    failure = build_failure(result, limits)
+    if failure is not None:
+        return failure
+    output = result.stdout.decode("utf-8", "replace")
+    duration = result.wall_seconds
+    records = read_records(result.channel, len(plan.calls))
+    if records.forged:
+        return Verdict(Status.FAILED, message=f"failed: the result channel holds data no harness wrote ({records.forged})",
+                       duration_s=duration, stdout=output[-4000:])
+    returns = tests.signature.returns
+    first: tuple[Status, str] | None = None
+    details: list[TestDetail] = []
+    passed: dict[str, int] = {}
+    for i, (kind, payload) in enumerate(records.results):
+        status, message = _judge_one(language, plan, i, kind, payload, returns)
+        if status is Status.PASSED:
+            passed[plan.suites[i]] = passed.get(plan.suites[i], 0) + 1
+            continue
+        first = first or (status, message)
+        if len(details) < MAX_DETAILS:
+            details.append(TestDetail(f"{plan.suites[i]}[{i}]", status, message))
+    if first is None and not records.done:
+        ended = run_failure(result, limits, output)
+        if ended is not None:
+            ended.tests = details + _suite_details(plan, passed)
+            return ended
+        run = next(p for p in result.phases if p.name == "run")
+        at = len(records.results)
+        if run.exit_code == 0:
+            first = (Status.FAILED, f"exited with status 0 after {at} of {len(plan.calls)} cases")
+        else:
+            how = f"exit status {run.exit_code}" if run.exit_code is not None else f"signal {run.signal}"
+            first = (Status.RUNTIME_ERROR, f"runtime error ({how}) in case {at}: {_call(plan, at)}")
+    if first is None:
+        run = next(p for p in result.phases if p.name == "run")
+        if not run.ok:
+            how = f"exit status {run.exit_code}" if run.exit_code is not None else f"signal {run.signal}"
+            first = (Status.RUNTIME_ERROR, f"runtime error ({how}) after its last case")
+    details += _suite_details(plan, passed)
+    if first is None:
+        return Verdict(Status.PASSED, message="passed", tests=details, duration_s=duration)
+    status, message = first
+    text = "timed out" if status is Status.TIMEOUT else f"failed: {message}"
+    return Verdict(status, message=text, tests=details, duration_s=duration, stdout=output[-4000:])
+
+
+def _judge_one(language: Language, plan: CasePlan, i: int, kind: str, payload: str, returns: values.Type) -> tuple[Status, str]:
+    if kind == "e":
+        return Status.RUNTIME_ERROR, f"{_call(plan, i)} raised: {payload[:300]}"
+    try:
+        actual = values.decode(values.parse_wire(payload), returns)
+    except values.WireError as exc:
+        return Status.FAILED, f"{_call(plan, i)}: the output does not decode as {returns} ({exc})"
+    expected = plan.expected[i]
+    if plan.rule == "evalplus":
+        ok = compare_output(language.normalize(actual, returns), language.normalize(expected, returns),
+                            atol=plan.atols[i], oracle=plan.oracle, args=plan.args[i])
+    else:
+        ok = language.equal(actual, expected, returns, plan.hints[i])
+    if ok:
+        return Status.PASSED, ""
+    return Status.FAILED, f"{_call(plan, i)}: expected {_short(expected)}, got {_short(actual)}"
+
+
+def _suite_details(plan: CasePlan, passed: dict[str, int]) -> list[TestDetail]:
+    return [
+        TestDetail(f"suite:{suite}", Status.PASSED if passed.get(suite, 0) == size else Status.FAILED, f"{passed.get(suite, 0)}/{size} passed")
+        for suite, size in plan.suite_sizes.items()
+    ]
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 160
+
+
+def _short(value: Any) -> str:
+    try:
+        return _REPR.repr(value)
+    except ValueError:
+        return f"<{type(value).__name__} too large to print>"
+
+
+def _call(plan: CasePlan, i: int) -> str:
+    call = plan.calls[i] if i < len(plan.calls) else "?"
+    return call if len(call) <= 160 else call[:160] + "..."
