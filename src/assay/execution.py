@@ -256,18 +256,8 @@ class Executor:
 
     def judge_given_cases(self, problem: Problem, code: str) -> Verdict:
         """Python cases whose expected outputs the benchmark gives (MultiPL-E's asserts), compared with ==."""
-        tests = problem.tests
-        assert isinstance(tests, CaseTests) and tests.signature is not None
-        expected = [values.coerce(c.expected, tests.signature.returns) for c in tests.cases]
-        suites = [c.suite for c in tests.cases]
-        judging = py.CaseJudging(args=[c.args for c in tests.cases], expected=expected, suites=suites, atols=[0.0] * len(suites),
-                                 oracle=None, suite_sizes={s: suites.count(s) for s in dict.fromkeys(suites)}, exact=True)
-        timeout = self.program_timeout(problem) if self.settings.timeout is not None else 10.0
-        case_limits = [timeout] * len(suites)
-        job = py.cases_job(code, problem.entry_point, judging.args, case_limits, run_all=True, big_output=None)
-        cpu = min(self.settings.case_total_limit, sum(case_limits)) + 10
-        run = py.run_driver(self.sandbox, job, self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES))
-        return py.judge_cases(run, judging)
+        timeout = self.settings.timeout if self.settings.timeout is not None else py.GIVEN_CASE_LIMIT
+        return py.judge_given_cases(self.sandbox, problem, code, timeout, self._limits(1.0, 1.0))
 
     def judge_language_cases(self, problem: Problem, code: str) -> Verdict:
         """Cases in another language: its harness reports the outputs, the trusted side compares them."""

@@ -40,6 +40,10 @@ __all__ = [  # noqa: RUF022 - in the order the tests run
     "test_a_whole_program_from_a_chat_model_passes",
     "test_hostile_programs_are_contained",
     "test_canary_builds_every_sampled_problem_with_a_stub",
+    "test_multipl_e_tests_load_as_cases",
+    "test_rendered_calls_match_multipl_e",
+    "test_values_make_the_round_trip",
+    "test_hostile_samples_never_pass",
 ]
 
 STRLEN = "HumanEval_23_strlen"
@@ -110,6 +114,15 @@ class LanguageSpec:
     toolchain_cache: bool = False  # support files the toolchain builds are kept per machine, not per test session
     canary_ids: int = 6  # how many problems the canary samples (the first ones)
     canary_broken: Mapping[str, str] = dataclasses.field(default_factory=dict)  # problems no completion can build -> what their output says
+    # Cases (assay.judging.cases): what a sample written to cheat does, by name -> (problem id, body). None may
+    # pass; each is judged under TIGHT limits. Cover every class of attack the language allows (see
+    # docs/verdicts.md): forged records or marker, an early exit, neutralised comparisons or exits,
+    # code before main, build-time code, the channel, the wall limit.
+    hostile: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    hostile_status: Mapping[str, Status] = dataclasses.field(default_factory=dict)  # where the status itself is the point
+    program_judged: Mapping[str, str] = dataclasses.field(default_factory=dict)  # humaneval+mbpp problems not judged as cases -> why
+    render_agreement: float = 0.98  # the share of MultiPL-E's translated calls the plugin renders the same (whitespace aside)
+    round_trip_skip: Mapping[str, str] = dataclasses.field(default_factory=dict)  # round-trip problems this language cannot build -> why
 
     def code(self, problem: Problem, body: str) -> str:
         return body if self.whole_prefix and body.startswith(self.whole_prefix) else problem.prompt + body
@@ -125,7 +138,13 @@ class LanguageSpec:
         jobs |= {("flood", i): (probe, self.code(probe, body), TIGHT) for i, body in enumerate(self.floods)}
         for name, (pid, body, tight) in self.extra.items():
             jobs[name] = (problems[pid], self.code(problems[pid], body), TIGHT if tight else {})
+        for name, (pid, body) in self.hostile.items():
+            jobs["hostile", name] = (problems[pid], self.code(problems[pid], body), TIGHT)
         return jobs
+
+    @property
+    def mbpp_bench(self) -> str:
+        return self.bench.replace("/humaneval-", "/mbpp-")
 
 
 class Verdicts:
@@ -221,3 +240,91 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("pid", sorted(spec.correct))
     elif metafunc.function is test_wrong_completions_fail_with_the_right_status:
         metafunc.parametrize("case", range(len(spec.wrong)), ids=[f"{pid}-{status.value}" for pid, _, status in spec.wrong])
+
+
+# Problems no language judges as cases: their Python signatures are outside the value model.
+COMMON_PROGRAM_JUDGED = {"mbpp_595_min_Swaps": "outside the value model"}  # Literal["Not Possible"] | int
+
+# Return types of every shape the MultiPL-E originals use: each problem's expected outputs, rendered as
+# literals of the language, go through its harness and must decode to themselves.
+ROUND_TRIP = (
+    "HumanEval_8_sum_product", "HumanEval_12_longest", "HumanEval_20_find_closest_elements", "HumanEval_21_rescale_to_unit",
+    "HumanEval_87_get_row", "HumanEval_111_histogram", "HumanEval_136_largest_smallest_integers", "HumanEval_137_compare_one",
+    "mbpp_237_check_occurences", "mbpp_290_max_length", "mbpp_585_expensive_items",
+)
+
+
+def _all_problems(spec: LanguageSpec) -> dict[str, Problem]:
+    return {**benchmark(spec.bench).problems, **benchmark(spec.mbpp_bench).problems}
+
+
+@pytest.mark.slow
+def test_multipl_e_tests_load_as_cases(spec: LanguageSpec, language: Language) -> None:
+    from assay.problems import CaseTests, ProgramTests
+
+    problems = _all_problems(spec)
+    judged = {pid: p.tests.why for pid, p in problems.items() if isinstance(p.tests, ProgramTests)}
+    expected = {pid: why for pid, why in {**COMMON_PROGRAM_JUDGED, **spec.program_judged}.items() if pid in problems}
+    assert set(judged) == set(expected), {pid: judged.get(pid) for pid in set(judged) ^ set(expected)}
+    for pid, why in expected.items():
+        assert why in judged[pid], (pid, judged[pid])
+    assert all(isinstance(p.tests, CaseTests) and p.tests.signature is not None for pid, p in problems.items() if pid not in judged)
+
+
+@pytest.mark.slow
+def test_rendered_calls_match_multipl_e(spec: LanguageSpec, language: Language) -> None:
+    import re
+
+    from assay.languages.base import Unrepresentable
+    from assay.problems import CaseTests
+
+    def norm(text: str) -> str:
+        return re.sub(r"\s+", "", text)
+
+    total, same, differ = 0, 0, []
+    for pid, problem in _all_problems(spec).items():
+        tests = problem.tests
+        if not isinstance(tests, CaseTests) or tests.signature is None:
+            continue
+        for case in tests.cases:
+            total += 1
+            try:
+                mine = language.render_call(tests.signature, case.args)
+            except Unrepresentable as exc:
+                mine = f"<{exc}>"
+            if case.call is not None and norm(mine) == norm(case.call):
+                same += 1
+            else:
+                differ.append(f"{pid}: MultiPL-E {case.call!r}, Assay {mine!r}")
+    assert total and same / total >= spec.render_agreement, f"{same}/{total} agree; first differences:\n" + "\n".join(differ[:15])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pid", ROUND_TRIP)
+def test_values_make_the_round_trip(spec: LanguageSpec, language: Language, pid: str) -> None:
+    from assay import values
+    from assay.judging.cases import judge_cases, plan_for
+    from assay.languages.base import Unrepresentable
+    from assay.problems import CaseTests
+
+    if pid in spec.round_trip_skip:
+        pytest.skip(spec.round_trip_skip[pid])
+    problem = _all_problems(spec).get(pid)
+    if problem is None or not isinstance(problem.tests, CaseTests) or problem.tests.signature is None:
+        pytest.skip(f"{pid} is not a case-tested problem in {spec.language}")
+    returns = problem.tests.signature.returns
+    plan = plan_for(language, problem)
+    try:
+        plan.calls = [language.render_value(values.coerce(c.expected, returns), returns) for c in problem.tests.cases]
+    except Unrepresentable as exc:
+        pytest.skip(f"{spec.language} cannot represent {pid}'s results: {exc}")
+    verdict = judge_cases(language, sandbox_for(language.name), problem, problem.prompt + language.stub, plan, language.limits)
+    assert verdict.status is Status.PASSED, (verdict, plan.calls[:3])
+
+
+@pytest.mark.slow
+def test_hostile_samples_never_pass(spec: LanguageSpec, verdicts: Verdicts) -> None:
+    passed = {name: verdicts["hostile", name] for name in spec.hostile if verdicts["hostile", name].status is Status.PASSED}
+    assert not passed, passed
+    for name, status in spec.hostile_status.items():
+        assert verdicts["hostile", name].status is status, (name, verdicts["hostile", name])

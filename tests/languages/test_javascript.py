@@ -58,6 +58,32 @@ SPEC = LanguageSpec(
     flood_statuses=(Status.TIMEOUT, Status.RUNTIME_ERROR),
     flood_message=None,
     extra={"allocates": (STRLEN, "  const big = new Array(20000000).fill(1.5);\n  return big.length - 20000000 + string.length;\n}\n", False)},  # the memory limit is the point: default CPU
+    hostile={
+        # exit 0 before the harness runs: no records
+        "early exit": ("HumanEval_23_strlen", "  process.exit(0);\n}\n"),
+        # records of its own on fd 3, every case "right" as far as it can guess, then the harness's done line
+        "forged records": ("HumanEval_23_strlen",
+                           "  const fs = require('fs');\n  for (let i = 0; i < 3; i++) fs.writeSync(3, i + ' v 3\\n');\n"
+                           "  fs.writeSync(3, 'done 3\\n');\n  process.exit(0);\n}\n"),
+        # the harness's writes swallowed, then a forged final line
+        "silenced channel": ("HumanEval_23_strlen",
+                             "  const fs = require('fs');\n  const w = fs.writeSync;\n  fs.writeSync = (fd, s) => fd === 3 ? 0 : w(fd, s);\n"
+                             "  process.on('exit', () => w(3, 'done 3\\n'));\n  return 3;\n}\n"),
+        # an object that equals everything, and node:assert made to agree with anything
+        "always equal": ("HumanEval_23_strlen",
+                         "  require('node:assert').deepEqual = () => {};\n"
+                         "  return {valueOf() { return 0; }, toString() { return '0'; }, toJSON() { return 0; }};\n}\n"),
+        # process.exit stubbed, so a failing harness could not report
+        "stubbed exit": ("HumanEval_23_strlen", "  process.exit = () => {};\n  return -1;\n}\n"),
+        # reading its own source for anything that looks like a secret, and printing it
+        "marker from source": ("HumanEval_23_strlen",
+                               "  const src = require('fs').readFileSync(__filename, 'utf8');\n"
+                               "  for (const m of src.match(/ASSAY[-_A-Z0-9a-f]*/g) || []) console.log(m);\n  process.exit(0);\n}\n"),
+        # sleeps past the run's wall limit without using CPU
+        "sleeps": ("HumanEval_23_strlen", "  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600000);\n  return string.length;\n}\n"),
+    },
+    hostile_status={"sleeps": Status.TIMEOUT, "forged records": Status.FAILED, "early exit": Status.FAILED},
+    program_judged={"HumanEval_51_remove_vowels": "could not be split"},
     prejudge=True,
     tight_write=True,
     escape_path="/var/tmp/assay-javascript-test-escaped",

@@ -23,6 +23,14 @@ const chars = (s: string): string[] => Array.from(s);
 console.log(strlen("abc"));
 """
 
+def _typescript(body: str) -> str:
+    """A JavaScript body as TypeScript that type-checks: node's globals through globalThis, values as any."""
+    body = body.replace("process.", "(globalThis as any).process.").replace("__filename", "(globalThis as any).__assayFile")
+    body = body.replace("const fs = ", "const fs: any = ").replace("(fd, s)", "(fd: any, s: any)")
+    body = body.replace("return {valueOf()", "return <any>{valueOf()").replace("return 3;", "return 3 as any;")
+    return body.replace(".exit(0);\n}\n", ".exit(0);\n  return 0 as any;\n}\n")
+
+
 SPEC = LanguageSpec(
     language="typescript",
     bench="multipl-e/humaneval-ts",
@@ -42,6 +50,8 @@ SPEC = LanguageSpec(
     floods=("  while (true) console.log('x'.repeat(1000));\n}\n",),  # queued in memory by node: ends at its CPU limit
     flood_statuses=(Status.TIMEOUT, Status.RUNTIME_ERROR),
     flood_message=None,
+    hostile={name: (pid, _typescript(body)) for name, (pid, body) in JAVASCRIPT.hostile.items()},
+    hostile_status=JAVASCRIPT.hostile_status,
     prejudge=True,
     tight_write=True,
     escape_path="/var/tmp/assay-typescript-test-escaped",

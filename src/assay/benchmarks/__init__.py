@@ -28,6 +28,11 @@ for _source in ("humaneval", "mbpp"):
     for _lang in ("clj", "cpp", "cs", "d", "dart", "elixir", "go", "hs", "java", "jl", "js", "lua", "ml", "php", "pl", "py",
                   "r", "rb", "rkt", "rs", "scala", "sh", "swift", "ts"):
         REGISTRY[f"multipl-e/{_source}-{_lang}"] = ("assay.benchmarks.multipl_e", "load_multipl_e", {"source": _source, "lang": _lang})
+# HumanEval+ and MBPP+ in every MultiPL-E language that runs here: humaneval-plus/swift, mbpp-plus/rs, ...
+for _plus in ("humaneval-plus", "mbpp-plus"):
+    for _lang in ("clj", "cpp", "cs", "d", "elixir", "go", "hs", "java", "js", "lua", "ml", "php", "pl", "r", "rb", "rkt", "rs",
+                  "scala", "sh", "swift", "ts"):
+        REGISTRY[f"{_plus}/{_lang}"] = ("assay.benchmarks.plus_languages", "load_plus_language", {"plus": _plus, "lang": _lang})
 
 
 def benchmark_names() -> list[str]:
@@ -45,8 +50,8 @@ def load_benchmark(name: str, *, data_dir: Path | None = None, cache_dir: Path |
         module, func, kwargs = REGISTRY[name]
     except KeyError:
         raise UnknownBenchmark(
-            f"unknown benchmark {name!r}; known: {', '.join(n for n in benchmark_names() if not n.startswith('multipl-e/'))}, "
-            "multipl-e/<humaneval|mbpp>-<lang>, or a benchmark directory"
+            f"unknown benchmark {name!r}; known: {', '.join(n for n in benchmark_names() if '/' not in n)}, "
+            "multipl-e/<humaneval|mbpp>-<lang>, humaneval-plus/<lang>, mbpp-plus/<lang>, or a benchmark directory"
         ) from None
     loader: Callable[..., Benchmark] = getattr(importlib.import_module(module), func)
     options: dict[str, Any] = dict(kwargs)

@@ -9,10 +9,13 @@ with the same names in a chat model's whole program.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Sequence
+from typing import Any
 
-from assay.languages.base import ASSERT_EXIT, Language
+from assay.languages.base import ASSERT_EXIT, Language, Unrepresentable
 from assay.languages.harness import NotSplittable, calls_after, descriptor_json, numbered
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Type
@@ -63,6 +66,10 @@ class JavaScript(Language):
             return [(call, "") for call in calls_after(tests, "assert.deepEqual(")]
         except NotSplittable:
             return None
+
+    def render_value(self, value: Any, t: Type) -> str:
+        """MultiPL-E's JavaScript literals: arrays for lists and tuples, objects for dicts, undefined for None."""
+        return js_literal(value)
 
     def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
         """The sample (`export`s dropped), then the case harness."""
@@ -130,8 +137,38 @@ process.exit(0);
 """
 
 
+MAX_SAFE_INT = 2**53
+
+
+def js_literal(value: Any) -> str:
+    """A JavaScript literal for a plain value (ints beyond 2**53 lose precision as Numbers: refused)."""
+    if value is None:
+        return "undefined"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if abs(value) > MAX_SAFE_INT:
+            raise Unrepresentable(f"int beyond 2**53: {value}")
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(js_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        if not all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in value):
+            raise Unrepresentable(f"a dict key other than a string or an int: {value!r}"[:200])
+        return "{" + ", ".join(f"{js_literal(k)}: {js_literal(v)}" for k, v in value.items()) + "}"
+    raise Unrepresentable(f"{type(value).__name__} values: {value!r}"[:200])
+
+
 def case_harness(entry_point: str, returns: Type, calls: Sequence[str], process: str = "process") -> str:
     """The harness text for these calls."""
-    cases = numbered(calls, lambda i, call: f"assayCase({i}, () => {call});")
+    cases = numbered(calls, lambda i, call: f"assayCase({i}, () => ({call}));")
     return (CASE_HARNESS.replace("__TYPE__", descriptor_json(returns)).replace("__ENTRY__", entry_point)
             .replace("__CASES__", cases).replace("__COUNT__", str(len(calls))).replace("process.exit(0)", f"{process}.exit(0)"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -18,7 +19,8 @@ from assay import values
 from assay.languages import plaindata
 from assay.languages.python_driver import _private_random_importer
 from assay.oracles import compare_output
-from assay.problems import Status, TestDetail, Verdict
+from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict
+from assay.values import Type
 from assay.sandbox.base import Limits, Sandbox, SandboxResult
 
 _HERE = Path(__file__).parent
@@ -290,6 +292,23 @@ def _short(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+GIVEN_CASE_LIMIT = 10.0  # CPU seconds per case whose expected output the benchmark gives (MultiPL-E's Python)
+
+
+def judge_given_cases(sandbox: Sandbox, problem: Problem, code: str, per_case: float, base: Limits) -> Verdict:
+    """Cases with the benchmark's own expected outputs (MultiPL-E's Python asserts), compared with ==."""
+    tests = problem.tests
+    assert isinstance(tests, CaseTests) and tests.signature is not None
+    expected = [values.coerce(c.expected, tests.signature.returns) for c in tests.cases]
+    suites = [c.suite for c in tests.cases]
+    judging = CaseJudging(args=[c.args for c in tests.cases], expected=expected, suites=suites, atols=[0.0] * len(suites),
+                          oracle=None, suite_sizes={s: suites.count(s) for s in dict.fromkeys(suites)}, exact=True)
+    job = cases_job(code, problem.entry_point, judging.args, [per_case] * len(suites), run_all=True, big_output=None)
+    cpu = min(60.0, per_case * len(suites)) + 10
+    limits = dataclasses.replace(base, cpu_seconds=cpu, wall_seconds=2 * cpu + 10, channel_bytes=CASES_CHANNEL_BYTES)
+    return judge_cases(run_driver(sandbox, job, limits), judging)
+
+
 # ---------------------------------------------------------------- test programs
 
 
@@ -415,6 +434,7 @@ def judge_program(run: DriverRun, helpers: str, test: str, entry_point: str, see
 
 from assay.languages.base import ASSERT_EXIT as _ASSERT_EXIT  # noqa: E402
 from assay.languages.base import Language as _Language  # noqa: E402
+from assay.languages.base import RunLimits as _RunLimits  # noqa: E402
 
 _ASSERT_HOOK = f"""
 import sys as _assay_sys, os as _assay_os
@@ -448,3 +468,14 @@ class Python(_Language):
     def wrap_tests(self, tests: str, marker: str) -> str:
         """Failed asserts exit with ASSERT_EXIT; the marker is printed after the last test."""
         return _ASSERT_HOOK + tests + f"\nprint({marker!r})\n"
+
+    def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: _RunLimits | None = None) -> Verdict:
+        """MultiPL-E's Python: its asserts as cases, through the driver (outputs compared outside the sandbox)."""
+        if isinstance(problem.tests, CaseTests):
+            per_case = (limits or self.limits).run_cpu
+            return judge_given_cases(sandbox, problem, code, per_case, Limits(memory_bytes=4 * 1024**3, processes=64))
+        return super().judge(sandbox, problem, code, limits)
+
+    def render_value(self, value: Any, t: Type) -> str:
+        """Python's own literal."""
+        return repr(value)

@@ -23,13 +23,15 @@ import json
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from assay.languages.base import GiB, Language, RunLimits, Toolchain
-from assay.languages.javascript import guarded_tests
+from assay.languages.javascript import JavaScript, case_harness, guarded_tests, js_literal
 from assay.languages.support import digest, file_stamp, run_host, support_dir
-from assay.problems import Problem, test_program
+from assay.problems import CaseTests, Problem, test_program
+from assay.values import Type
 
 DECLARE = "declare var require: any;"
 TSC_FLAGS = ("--target", "esnext", "--module", "commonjs", "--skipLibCheck", "--pretty", "false")
@@ -156,6 +158,20 @@ class TypeScript(Language):
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """code + tests, as MultiPL-E runs it."""
         return code + "\n" + self.wrap_tests(test_program(problem).code, marker)
+
+    def test_calls(self, tests: str) -> list[tuple[str, str]] | None:
+        """MultiPL-E's `assert.deepEqual(candidate(...), expected);` lines, as in JavaScript."""
+        return JavaScript.test_calls(JavaScript(), tests)
+
+    def render_value(self, value: Any, t: Type) -> str:
+        """MultiPL-E's TypeScript literals are its JavaScript ones."""
+        return js_literal(value)
+
+    def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
+        """The sample, then the JavaScript case harness (`require` declared, `process` through globalThis)."""
+        assert isinstance(problem.tests, CaseTests) and problem.tests.signature is not None
+        harness = case_harness(problem.entry_point, problem.tests.signature.returns, calls, process="(globalThis as any).process")
+        return {self.source: (code + "\n" + DECLARE + "\n" + harness).encode()}
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests unchanged (their `declare var require` stays at top level: not allowed in a block),

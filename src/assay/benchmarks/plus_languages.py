@@ -1,0 +1,96 @@
+"""HumanEval+ and MBPP+ in every MultiPL-E language: `humaneval-plus/<lang>`, `mbpp-plus/<lang>`.
+
+A problem is MultiPL-E's, in that language: its prompt, its entry point, its types. Its cases are
+EvalPlus's base and plus inputs, read at the Python original's parameter types and rendered as
+calls in the language by its plugin; expected outputs are the Python reference's (EvalPlus's
+canonical solution, run once in the sandbox and cached), compared under EvalPlus's rules. An input
+the language cannot represent (an int beyond its integer type, a list of mixed types, None where
+the type is not optional) is left out for that language and counted in `CaseTests.left_out`,
+never dropped silently. MultiPL-E's own tests stay with the problem for the canary.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import hashlib
+from pathlib import Path
+
+from assay import values
+from assay.benchmarks._fetch import DataUnavailable
+from assay.benchmarks.evalplus import load_humaneval_plus, load_mbpp_plus
+from assay.benchmarks.multipl_e import LANGUAGES, load_multipl_e
+from assay.languages import UnknownLanguage, get_language
+from assay.languages.base import Language, Unrepresentable
+from assay.problems import Benchmark, Case, CaseTests, Problem, test_program
+
+SOURCES = {"humaneval-plus": "humaneval", "mbpp-plus": "mbpp"}
+
+
+def benchmark_names() -> list[str]:
+    """humaneval-plus/swift, mbpp-plus/rs, ...: every MultiPL-E language with a plugin."""
+    from assay.languages import REGISTRY
+
+    return [f"{plus}/{short}" for plus in SOURCES for short, lang in LANGUAGES.items() if lang in REGISTRY and short != "py"]
+
+
+def python_id(source: str, multipl_e_id: str) -> str:
+    """MultiPL-E's problem name -> EvalPlus's task id: HumanEval_12_longest -> HumanEval/12, mbpp_3_x -> Mbpp/3."""
+    number = multipl_e_id.split("_")[1]
+    return f"HumanEval/{number}" if source == "humaneval" else f"Mbpp/{number}"
+
+
+def load_plus_language(plus: str, lang: str, *, data_dir: Path | None = None, cache_dir: Path | None = None, path: Path | None = None) -> Benchmark:
+    """`plus` is humaneval-plus or mbpp-plus, `lang` a MultiPL-E short name (swift, cpp, rs, ...)."""
+    source = SOURCES[plus]
+    name = f"{plus}/{lang}"
+    try:
+        language = get_language(LANGUAGES.get(lang, lang))
+    except UnknownLanguage as exc:
+        raise DataUnavailable(f"{name}: {exc}") from None
+    if not language.has_case_harness:
+        raise DataUnavailable(f"{name}: the {language.display} plugin has no case harness yet")
+    evalplus = (load_humaneval_plus if source == "humaneval" else load_mbpp_plus)(path=path, data_dir=data_dir, cache_dir=cache_dir)
+    multipl = load_multipl_e(source, lang, data_dir=data_dir, cache_dir=cache_dir)
+    problems: dict[str, Problem] = {}
+    for pid, problem in multipl.problems.items():
+        reference = evalplus.problems.get(python_id(source, pid))
+        if reference is None or not isinstance(problem.tests, CaseTests) or problem.tests.signature is None:
+            continue  # no EvalPlus inputs, or MultiPL-E's own tests could not be read as cases
+        problems[pid] = plus_problem(language, problem, reference)
+    digest = hashlib.sha256(f"{evalplus.content_hash} {multipl.content_hash}".encode()).hexdigest()
+    return Benchmark(name=name, version=f"{evalplus.version}+{multipl.version}", content_hash=digest,
+                     source=f"{evalplus.source} + {multipl.source}", problems=problems)
+
+
+def plus_problem(language: Language, problem: Problem, reference: Problem) -> Problem:
+    """MultiPL-E's problem with EvalPlus's inputs as its cases, labelled by EvalPlus's Python reference."""
+    tests, ref_tests = problem.tests, reference.tests
+    assert isinstance(tests, CaseTests) and isinstance(ref_tests, CaseTests) and tests.signature is not None
+    signature = tests.signature
+    cases: list[Case] = []
+    left_out: collections.Counter[str] = collections.Counter()
+    for case in ref_tests.cases:
+        if len(case.args) != len(signature.params):
+            left_out[f"{len(case.args)} arguments for {len(signature.params)} parameters"] += 1
+            continue
+        try:
+            args = tuple(values.coerce(a, t) for a, t in zip(case.args, signature.param_types))
+        except values.UnsupportedType:
+            left_out["an argument does not fit its declared type"] += 1
+            continue
+        try:
+            call = language.render_call(signature, args)
+        except Unrepresentable as exc:
+            left_out[str(exc).split(":")[0] or "not representable"] += 1
+            continue
+        cases.append(Case(args, case.suite, call=call))
+    return dataclasses.replace(
+        problem,
+        tests=CaseTests(
+            cases=tuple(cases), atol=ref_tests.atol, oracle=ref_tests.oracle, signature=signature, rule="evalplus",
+            reference=(reference.prompt + reference.reference, reference.entry_point),
+            program=test_program(problem), left_out=tuple(sorted(left_out.items())),
+        ),
+        tags=(*problem.tags, f"python:{reference.id}"),
+    )
