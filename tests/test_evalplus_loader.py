@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -170,7 +170,7 @@ def test_restoration_does_not_change_reference_outputs(heplus: Benchmark, shared
         raw_problem = raw.problems[pid]
         assert isinstance(problem.tests, CaseTests) and isinstance(raw_problem.tests, CaseTests)
         assert len(problem.tests.cases) == len(raw_problem.tests.cases)
-        for case, raw_case in zip(problem.tests.cases, raw_problem.tests.cases):
+        for case, raw_case in zip(problem.tests.cases, raw_problem.tests.cases, strict=True):
             if repr(case.args) == repr(raw_case.args):
                 continue
             compared += 1
@@ -331,7 +331,7 @@ def test_other_versions_live_in_their_own_folder(shared: Path, tmp_path: Path, m
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
-    requests: list[str] = []
+    requests: ClassVar[list[str]] = []
 
     def do_GET(self) -> None:
         type(self).requests.append(self.path)
@@ -513,7 +513,7 @@ def test_literal_calls_and_index() -> None:
     )
     found, skipped = pytypes.literal_calls(code)
     assert found == [((1, 2), {5: "x"}), (-1,)] and skipped == 2
-    index = pytypes.LiteralIndex(found + [([1, 2], {5: "x"})])
+    index = pytypes.LiteralIndex([*found, ([1, 2], {5: "x"})])
     assert index.lookup([[1, 2], {"5": "x"}]) == ("ambiguous", None)
     assert index.lookup([-1]) == ("matched", (-1,))
     assert index.lookup([-1.0]) == ("unmatched", None)

@@ -21,6 +21,7 @@ whatever max_retries is. Client code must catch ValueError itself (and decide to
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import json
 import threading
 import time
@@ -324,7 +325,7 @@ def test_close_returns_fast_while_a_hang_is_in_progress():
     def call() -> None:
         try:
             chat(oa(server, timeout=30))
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             caught.append(exc)
 
     thread = threading.Thread(target=call)
@@ -351,7 +352,7 @@ def test_sdk_retries_honour_fractional_retry_after(openai_server):
     assert reply.choices[0].message.content == DEFAULT_REPLY
     recs = openai_server.requests
     assert [r.fault for r in recs] == [Fault.RATE_LIMIT, Fault.RATE_LIMIT, None]
-    assert all(b.time - a.time >= 0.14 for a, b in zip(recs, recs[1:]))
+    assert all(b.time - a.time >= 0.14 for a, b in itertools.pairwise(recs))
     assert openai_server.completions_served() == 1
     assert openai_server.pending_faults() == 0
 
@@ -436,7 +437,7 @@ def test_many_concurrent_requests_on_keep_alive_connections():
         with concurrent.futures.ThreadPoolExecutor(40) as pool:
             replies = list(pool.map(lambda p: chat(client, p, n=2), prompts))
         assert time.monotonic() - start < 5  # served in parallel, not 40 x 0.2 s
-    assert all(r.choices[0].message.content == p for r, p in zip(replies, prompts))
+    assert all(r.choices[0].message.content == p for r, p in zip(replies, prompts, strict=True))
     assert server.completions_served() == 80
     assert server.served_per_prompt() == {p: 2 for p in prompts}
     assert len(server.requests) == 43

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from assay.models import get_model, parse_model_spec
+from assay.models._http import retry_after_seconds
 from assay.models.anthropic_api import AnthropicModel
 from assay.models.base import GenerateConfig, ModelConfigError, ModelError, Prompt, Usage, split_usage
 from assay.models.openai_api import OpenAIModel
-from assay.models._http import retry_after_seconds
 from tests.fakes.model_servers import FakeAnthropicServer, FakeOpenAIServer, Fault
 
 CHAT = Prompt(messages=(("system", "be brief"), ("user", "write f")))

@@ -125,7 +125,7 @@ def test_sticky_tolerance_accepts_near_integers_after_a_float_case() -> None:
     exps = [1.5, 6_000_000_000_000_000_000]
     outs = [1.5, 6_000_000_000_000_000_001]
     atols = suite_atols(exps, ["plus", "plus"], 0.0)
-    assert [check(o, e, atol=a) for o, e, a in zip(outs, exps, atols)] == [True, True]
+    assert [check(o, e, atol=a) for o, e, a in zip(outs, exps, atols, strict=True)] == [True, True]
     assert not check(outs[1], exps[1])  # the same case judged alone
 
 
@@ -248,23 +248,23 @@ def _evalplus_suite(
             exp = expected[i]
             exact_match = out == exp
             if dataset == "mbpp":
-                if "are_equivalent" == entry_point:
+                if entry_point == "are_equivalent":
                     exact_match = exact_match or True
-                elif "sum_div" == entry_point:
+                elif entry_point == "sum_div":
                     exact_match = exact_match or out == 0
-                elif "surface_Area" == entry_point:
+                elif entry_point == "surface_Area":
                     exact_match = exact_match or abs(out - _surface_area(*inp)) <= atol
-                elif "digit_distance_nums" == entry_point:
+                elif entry_point == "digit_distance_nums":
                     exact_match = exact_match or out == _digit_distance(*inp)
                 elif entry_point in MBPP_OUTPUT_SET_EQ_TASKS:
                     exact_match = set(out) == set(exp)
                 elif entry_point in MBPP_OUTPUT_NOT_NONE_TASKS:
-                    if isinstance(out, bool):
+                    if isinstance(out, bool):  # noqa: SIM108 - transcribed as is
                         exact_match = out == exp
                     else:
                         exact_match = exp == (out is not None)
-            if dataset == "humaneval":
-                if "find_zero" == entry_point:
+            if dataset == "humaneval":  # noqa: SIM102 - transcribed as is
+                if entry_point == "find_zero":
                     assert abs(_poly(*inp, out)) <= atol
                     continue  # the 0.3.1 bug: the case is never recorded as passed
             if atol == 0 and oracles.is_floats(exp):
@@ -289,7 +289,7 @@ def _assay_suite(
     atols = suite_atols(expected, ["plus"] * len(expected), atol)
     return all(
         compare_output(o, e, atol=a, oracle=oracle, args=tuple(inp))
-        for o, e, a, inp in zip(outs, expected, atols, inputs)
+        for o, e, a, inp in zip(outs, expected, atols, inputs, strict=False)
     )
 
 

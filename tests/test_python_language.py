@@ -11,12 +11,11 @@ import numpy as np
 import pytest
 
 from assay.benchmarks import load_benchmark
+from assay.benchmarks.humaneval import packaged_file
 from assay.execution import Executor, Settings
 from assay.languages import plaindata
-from assay.problems import CaseTests, Case, Problem, Status
+from assay.problems import Benchmark, Case, CaseTests, Problem, Status
 from assay.sandbox import get_sandbox
-from assay.benchmarks.humaneval import packaged_file
-from assay.problems import Benchmark
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,9 @@ before any model is blamed for them (MultiPL-E has no reference solutions outsid
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
 
 from assay.languages import get_language
 from assay.problems import Benchmark, Status, Verdict

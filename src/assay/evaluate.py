@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from assay import __version__
 from assay.benchmarks._fetch import sha256_file
@@ -211,4 +212,4 @@ def score_run(
 
 def now_iso() -> str:
     """The current UTC time, for run records."""
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -7,21 +7,23 @@ so a killed run resumes without losing or double-counting anything.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from assay import __version__
+from assay.judging.cases import CasePlan, judge_cases, plan_for
 from assay.languages import UnknownLanguage, get_language, plaindata, toolchain_version
 from assay.languages import python as py
+from assay.languages.base import Language, Unrepresentable, judging_digest
 from assay.oracles import NOT_NONE, expected_for, suite_atols
-from assay import values
-from assay.judging.cases import judge_cases, plan_for
-from assay.languages.base import judging_digest
 from assay.problems import NO_EXPECTED, Benchmark, CaseTests, Problem, ProgramTests, Status, TestDetail, Verdict
 from assay.samples import RawSample as Sample
 from assay.sandbox.base import Limits, Sandbox
@@ -98,6 +100,8 @@ class Executor:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.cache_dir = cache_dir
         self._expected: dict[str, Expected] = {}
+        self._plans: dict[str, tuple[Problem, CasePlan]] = {}
+        self._plan_lock = threading.Lock()
         self._reference_cpu: dict[str, float] = {}
         self.notes: dict[str, str] = {}  # problem -> what was left out of its tests, and why
 
@@ -145,7 +149,7 @@ class Executor:
             exp = Expected([_load_value(v) for v in data["values"]], data["cpu"], data["invalid"], data["messages"], data.get("raised", 0))
         else:
             exp = self._compute_expected(problem)
-            if path is not None and not exp.messages[:1] == ["sandbox"]:
+            if path is not None and exp.messages[:1] != ["sandbox"]:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_suffix(f".tmp{os.getpid()}")
                 values = [_dump_value(v) for v in exp.values]
@@ -265,29 +269,48 @@ class Executor:
             language = get_language(problem.language)
         except UnknownLanguage as exc:
             return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
-        tests = problem.tests
-        assert isinstance(tests, CaseTests)
+        kept, plan = self.language_plan(language, problem)
         limits = language.limits
-        if self.needs_reference(problem):
-            exp = self.expected(problem)
-            bad = set(exp.invalid)
-            keep = [i for i in range(len(tests.cases)) if i not in bad]
-            expected = [exp.values[i] for i in keep]
-            suites = [tests.cases[i].suite for i in keep]
-            kept = dataclasses.replace(problem, tests=dataclasses.replace(tests, cases=tuple(tests.cases[i] for i in keep)))
-            plan = plan_for(language, kept, expected=expected, atols=suite_atols(expected, suites, tests.atol))
-            problem = kept
-            # EvalPlus's cap for all of a sample's cases, on top of the language's own budget
+        if self.needs_reference(problem):  # EvalPlus's cap for all of a sample's cases, on top of the language's own budget
             limits = dataclasses.replace(limits, run_cpu=max(limits.run_cpu, self.settings.case_total_limit),
                                          run_wall=max(limits.run_wall, 2 * self.settings.case_total_limit + 10))
-        else:
-            plan = plan_for(language, problem)
         if self.settings.timeout is not None:
             limits = dataclasses.replace(limits, run_cpu=self.settings.timeout, run_wall=max(limits.run_wall, 3 * self.settings.timeout + 5))
-        elif problem.id in self._reference_cpu:
-            timeout = max(limits.run_cpu, self.settings.gt_time_limit_factor * self._reference_cpu[problem.id])
-            limits = dataclasses.replace(limits, run_cpu=timeout, run_wall=max(limits.run_wall, 3 * timeout + 5))
-        return judge_cases(language, self.sandbox, problem, code, plan, limits)
+        return judge_cases(language, self.sandbox, kept, code, plan, limits)
+
+    def language_plan(self, language: Language, problem: Problem) -> tuple[Problem, CasePlan]:
+        """The problem as judged (cases whose labels the language can hold) and its plan, made once per problem."""
+        with self._plan_lock:
+            if problem.id in self._plans:
+                return self._plans[problem.id]
+        tests = problem.tests
+        assert isinstance(tests, CaseTests) and tests.signature is not None
+        if not self.needs_reference(problem):
+            made = (problem, plan_for(language, problem))
+        else:
+            exp = self.expected(problem)
+            bad = set(exp.invalid)
+            keep, unheld = [], 0
+            for i in range(len(tests.cases)):
+                if i in bad:
+                    continue
+                try:
+                    language.render_value(language.normalize(exp.values[i], tests.signature.returns), tests.signature.returns)
+                except Unrepresentable:
+                    unheld += 1  # the expected output itself is beyond the language (an int past its integer type)
+                    continue
+                keep.append(i)
+            expected = [exp.values[i] for i in keep]
+            suites = [tests.cases[i].suite for i in keep]
+            left_out = dict(tests.left_out)
+            if unheld:
+                left_out["an expected output the language cannot hold"] = unheld
+            kept = dataclasses.replace(problem, tests=dataclasses.replace(tests, cases=tuple(tests.cases[i] for i in keep),
+                                                                          left_out=tuple(sorted(left_out.items()))))
+            made = (kept, plan_for(language, kept, expected=expected, atols=suite_atols(expected, suites, tests.atol)))
+        with self._plan_lock:
+            self._plans[problem.id] = made
+        return made
 
     def judge_in_language(self, problem: Problem, code: str) -> Verdict:
         """A program built and run by its language's plugin (MultiPL-E, hand-written suites)."""
@@ -374,8 +397,11 @@ class Executor:
         pending: dict[str, Future[Verdict]] = {}
         # Reference checks are cached across runs, like EvalPlus's ground truth (even with --no-cache).
         ref_cache = VerdictCache(self.cache_dir / "references.sqlite") if self.cache_dir else None
+        labels: dict[str, Future[Expected]] = {}
         for pid, problem in problems.items():
             if not problem.reference:
+                if isinstance(problem.tests, CaseTests) and problem.tests.reference is not None:
+                    labels[pid] = pool.submit(self.expected, problem)  # labelled by a Python reference (humaneval-plus/<lang>)
                 continue  # MultiPL-E has no reference solutions outside Python: see the canary
             stored = store.reference_verdict(ref_keys[pid])
             if stored is None and ref_cache is not None:
@@ -401,9 +427,26 @@ class Executor:
                 defects[pid] = verdict
             if on_reference:
                 on_reference()
+        for pid, label in labels.items():
+            defect = self.label_defect(problems[pid], label.result())
+            if defect is not None:
+                defects[pid] = defect
+            if on_reference:
+                on_reference()
         if ref_cache is not None:
             ref_cache.close()
         return defects
+
+    def label_defect(self, problem: Problem, exp: Expected) -> Verdict | None:
+        """Rule 3 where the reference is Python's and the problem another language's: it must label its inputs."""
+        if exp.raised:
+            msg = f"the Python reference fails {len(exp.invalid)} of its {len(exp.values)} inputs; first: " + "; ".join(m for m in exp.messages if m != "sandbox")
+            return Verdict(status=Status.FAILED, message=f"failed: {msg}")
+        if exp.messages[:1] == ["sandbox"]:
+            return Verdict(status=Status.SANDBOX_ERROR, message="sandbox error while the Python reference labelled the inputs")
+        if exp.invalid:
+            self.notes[problem.id] = f"{len(exp.invalid)} of {len(exp.values)} inputs left out (the Python reference exceeded Assay's limits on them)"
+        return None
 
     def judge_stream(
         self,
@@ -448,9 +491,13 @@ class Executor:
                 continue
             future = pool.submit(self.judge, problem, code)
             inflight[h] = future
-            future.add_done_callback(lambda f, h=h: finish(h, f))
+            future.add_done_callback(functools.partial(_finish_later, finish, h))
         for future in inflight.values():
             future.result()  # waits, and surfaces a crash in the judge
+
+
+def _finish_later(finish: Callable[[str, Future[Verdict]], None], h: str, future: Future[Verdict]) -> None:
+    finish(h, future)
 
 
 def hash_samples(samples: Iterable[Sample]) -> str:

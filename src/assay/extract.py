@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -185,8 +186,8 @@ def extract_instruct(reply: str, language: str, entry_point: str | None, prompt:
         return Extracted(_python_program(_norm(prompt), code, entry_point), "full_program", "+".join(how))
     body = _python_body(code)
     if body is not None:
-        return Extracted(body, "completion", "+".join(how + ["body"]))
-    return Extracted(_python_program(_norm(prompt), code, entry_point), "full_program", "+".join(how + ["no_entry_point"]))
+        return Extracted(body, "completion", "+".join([*how, "body"]))
+    return Extracted(_python_program(_norm(prompt), code, entry_point), "full_program", "+".join([*how, "no_entry_point"]))
 
 
 def sanitize_python(code: str, entry_point: str | None) -> str:
@@ -219,8 +220,8 @@ def sanitize_python(code: str, entry_point: str | None) -> str:
     # `from solution import f` (test scaffolding) would replace or shadow the very function being kept.
     imports = [n for n in imports if not defined & set(_bound(n))]
     nodes = sorted(imports + [n for _, n in defs], key=lambda n: n.lineno)
-    gaps = ["\n" if _is_import(a) and _is_import(b) else "\n\n\n" for a, b in zip(nodes, nodes[1:])]
-    out = "".join(gap + _segment(lines, n) for gap, n in zip([""] + gaps, nodes))
+    gaps = ["\n" if _is_import(a) and _is_import(b) else "\n\n\n" for a, b in itertools.pairwise(nodes)]
+    out = "".join(gap + _segment(lines, n) for gap, n in zip(["", *gaps], nodes, strict=False))
     return out + "\n" if out else ""
 
 
@@ -448,7 +449,7 @@ def _pick_python(codes: list[str], entry: str | None) -> tuple[str, str]:
                     changed = True
     if not extra:
         return codes[k], "entry_point"
-    return "\n\n\n".join(extra + [codes[k]]), "entry_point+merged"
+    return "\n\n\n".join([*extra, codes[k]]), "entry_point+merged"
 
 
 def _python_unfenced(text: str, entry: str | None) -> tuple[str | None, str]:

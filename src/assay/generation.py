@@ -11,10 +11,11 @@ import json
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from aiolimiter import AsyncLimiter
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -318,7 +319,7 @@ class Generator:
                     self._record_error(problem, todo[:n], ModelError("the server returned no completions", retryable=False, kind="malformed"), short_replies)
                     todo = todo[n:]
                 continue
-            for idx, completion in zip(todo, got):
+            for idx, completion in zip(todo, got, strict=False):
                 self._record(problem, idx, completion, counter[0], latency, n, response.model)
             todo = todo[len(got) :]  # fewer than asked (Ollama ignores n): ask again for the rest
 
@@ -352,8 +353,8 @@ class Generator:
                 responses = self.model.generate_batch([self.template.render(p) for p in problems], count, config)  # type: ignore[attr-defined]
                 latency = time.monotonic() - began
                 self.stats.requests += 1
-                for problem, response in zip(problems, responses):
-                    for idx, completion in zip(wanted[problem.id], response.completions):
+                for problem, response in zip(problems, responses, strict=False):
+                    for idx, completion in zip(wanted[problem.id], response.completions, strict=False):
                         self._record(problem, idx, completion, 1, latency, count, response.model)
 
     def run(self, task_ids: list[str] | None = None) -> GenerationStats:

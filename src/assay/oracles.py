@@ -101,7 +101,7 @@ def suite_atols(expected: Sequence[Any], suites: Sequence[str], atol: float) -> 
         raise ValueError("expected and suites must have the same length")
     result: list[float] = []
     current: dict[str, float] = {}
-    for exp, suite in zip(expected, suites):
+    for exp, suite in zip(expected, suites, strict=True):
         value = current.get(suite, atol)
         if value == 0 and is_floats(exp):
             value = DEFAULT_FLOAT_ATOL
@@ -177,7 +177,7 @@ def _digit_distance(num1: int, num2: int) -> int:
     str_num1, str_num2 = str(num1), str(num2)
     width = max(len(str_num1), len(str_num2))
     str_num1, str_num2 = str_num1.zfill(width), str_num2.zfill(width)
-    return sum(abs(int(a) - int(b)) for a, b in zip(str_num1, str_num2))
+    return sum(abs(int(a) - int(b)) for a, b in zip(str_num1, str_num2, strict=False))
 
 
 def _poly(xs: list[float], x: float) -> float:

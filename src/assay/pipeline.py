@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from assay import __version__
 from assay.evaluate import Evaluation, git_commit, score_run
 from assay.execution import Executor, Settings, program_text
-from assay.generation import GenerationStats, Generator, NewSample, Traffic, load_prices
+from assay.generation import GenerationStats, Generator, Traffic, load_prices
 from assay.languages import toolchains_record
 from assay.models.base import GenerateConfig, ModelAPI
 from assay.problems import Benchmark, Problem
@@ -76,7 +77,7 @@ def run_model(
     run_dir: Path,
     *,
     sandbox: Sandbox | None,
-    ks: list[int] = [1],
+    ks: list[int] | None = None,
     settings: Settings = Settings(),
     traffic: Traffic = Traffic(),
     workers: int | None = None,
@@ -86,7 +87,8 @@ def run_model(
     task_ids: list[str] | None = None,
     progress: Progress | None = None,
 ) -> ModelRun:
-    """Generate the missing samples and, with a sandbox, judge them as they arrive; then score the run."""
+    """Generate the missing samples and, with a sandbox, judge them as they arrive; then score the run (ks: default [1])."""
+    ks = [1] if ks is None else ks
     report = progress or (lambda *a, **k: None)
     store = RunStore(run_dir)
     store.claim(generation_identity(benchmark, model, template, config), key="generation_identity")
@@ -121,7 +123,7 @@ def run_model(
         store,
         traffic,
         prices=load_prices(prices_path),
-        program_hash=(lambda p, c, s: executor.program_hash(p, program_text(p, NewSample(p.id, 0, c, s, {})))) if executor else None,
+        program_hash=(lambda p, c, s: executor.program_hash(p, program_text(p, RawSample(p.id, 0, c, s, 0)))) if executor else None,
         on_sample=samples_q.put if executor else None,
     )
 
@@ -144,7 +146,7 @@ def run_model(
     def generate() -> None:
         try:
             generator.run(task_ids)
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+        except BaseException as exc:  # handed to the main thread
             failure.append(exc)
         finally:
             samples_q.put(_DONE)
@@ -206,7 +208,7 @@ def _rehash(store: RunStore, benchmark: Benchmark, executor: Executor) -> None:
         problem = benchmark.problems.get(task_id)
         if problem is None:
             continue
-        new = executor.program_hash(problem, program_text(problem, NewSample(task_id, idx, completion, solution, {})))
+        new = executor.program_hash(problem, program_text(problem, RawSample(task_id, idx, completion, solution, 0)))
         if new != h:
             updates.append((new, task_id, idx))
     if updates:

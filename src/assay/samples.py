@@ -88,7 +88,7 @@ def write_jsonl(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) ->
     count = 0
     try:
         with os.fdopen(fd, "wb") as raw:
-            out: IO[bytes] = raw
+            out: IO[bytes] | gzip.GzipFile = raw
             if target.name.endswith(".gz"):
                 # No file name or timestamp in the header: the same rows give the same bytes.
                 out = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
@@ -122,7 +122,7 @@ def _iter_rows(name: str) -> Iterator[tuple[int, Any]]:
         stack.enter_context(raw)
         is_gzip = raw.read(2) == GZIP_MAGIC
         raw.seek(0)
-        stream: IO[bytes] = raw
+        stream: IO[bytes] | gzip.GzipFile = raw
         if is_gzip:
             stream = stack.enter_context(gzip.GzipFile(fileobj=raw, mode="rb"))
         line_no = 0

@@ -102,7 +102,7 @@ class UnsupportedType(ValueError):
     """An annotation outside the value model (a callable, a class, complex, ...)."""
 
 
-_GENERIC = {"List": "list", "list": "list", "Dict": "dict", "dict": "dict", "Tuple": "tuple", "tuple": "tuple",
+_GENERIC: dict[str, Kind] = {"List": "list", "list": "list", "Dict": "dict", "dict": "dict", "Tuple": "tuple", "tuple": "tuple",
             "Set": "set", "set": "set", "FrozenSet": "set", "frozenset": "set", "Optional": "optional", "Union": "union"}  # fmt: skip
 _PLAIN = {"int": INT, "float": FLOAT, "str": STR, "bool": BOOL, "None": NONE, "Any": ANY, "object": ANY,
           "list": list_of(ANY), "List": list_of(ANY), "dict": dict_of(ANY, ANY), "Dict": dict_of(ANY, ANY),
@@ -219,7 +219,7 @@ def fits(value: Any, t: Type) -> bool:
     if k == "list":
         return isinstance(value, list) and all(fits(v, t.args[0]) for v in value)
     if k == "tuple":
-        return isinstance(value, tuple) and len(value) == len(t.args) and all(fits(v, a) for v, a in zip(value, t.args))
+        return isinstance(value, tuple) and len(value) == len(t.args) and all(fits(v, a) for v, a in zip(value, t.args, strict=True))
     if k == "vtuple":
         return isinstance(value, tuple) and all(fits(v, t.args[0]) for v in value)
     if k == "set":
@@ -251,7 +251,7 @@ def coerce(value: Any, t: Type) -> Any:
         if k == "tuple":
             if len(items) != len(t.args):
                 raise UnsupportedType(f"{_short(value)} does not have the {len(t.args)} items of {t}")
-            return tuple(coerce(v, a) for v, a in zip(items, t.args))
+            return tuple(coerce(v, a) for v, a in zip(items, t.args, strict=True))
         converted = [coerce(v, t.args[0]) for v in items]
         return converted if k == "list" else tuple(converted) if k == "vtuple" else set(converted)
     if k == "dict" and isinstance(value, dict):
@@ -330,7 +330,7 @@ def decode(data: Any, t: Type) -> Any:
                 raise WireError(f"a set of unhashable items: {_short(data)}") from None
     elif k == "tuple":
         if isinstance(data, list) and len(data) == len(t.args):
-            return tuple(decode(v, a) for v, a in zip(data, t.args))
+            return tuple(decode(v, a) for v, a in zip(data, t.args, strict=True))
     elif k == "dict":
         if isinstance(data, list) and all(isinstance(p, list) and len(p) == 2 for p in data):
             out: dict[Any, Any] = {}
@@ -379,7 +379,7 @@ def _to_wire(value: Any, t: Type) -> Any:
         items = sorted(value, key=repr) if k == "set" else value
         return [_to_wire(v, t.args[0]) for v in items]
     if k == "tuple":
-        return [_to_wire(v, a) for v, a in zip(value, t.args)]
+        return [_to_wire(v, a) for v, a in zip(value, t.args, strict=True)]
     if k == "dict":
         return [[_to_wire(a, t.args[0]), _to_wire(b, t.args[1])] for a, b in value.items()]
     if k == "optional":

@@ -32,6 +32,7 @@ Behaviour worth knowing (see tests/test_fake_servers.py for the proof):
 from __future__ import annotations
 
 import collections
+import contextlib
 import enum
 import inspect
 import itertools
@@ -44,15 +45,15 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 __all__ = [
     "DEFAULT_REPLY",
-    "Fault",
     "FakeAnthropicServer",
     "FakeOpenAIServer",
     "FakeServer",
+    "Fault",
     "RecordedRequest",
     "ServedChoice",
     "count_tokens",
@@ -65,7 +66,7 @@ MALFORMED_BODY = b'{"id": "x", "choices": ['
 Responder = Callable[..., str]  # responder(body) or responder(body, i) -> reply text of choice i
 
 
-class Fault(str, enum.Enum):
+class Fault(enum.StrEnum):
     RATE_LIMIT = "rate_limit"  # 429 + Retry-After (if retry_after is not None) + the API's error JSON
     SERVER_ERROR = "server_error"  # 500 + the API's error JSON
     OVERLOADED = "overloaded"  # 529 (Anthropic) / 503 (OpenAI) + the API's error JSON
@@ -228,7 +229,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _HTTPServer
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def setup(self) -> None:
@@ -241,10 +242,10 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.server.fake._untrack(self.connection)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.server.fake._handle(self, "GET")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.server.fake._handle(self, "POST")
 
 
@@ -294,10 +295,8 @@ class FakeServer:
         with self._lock:
             conns = list(self._conns)
         for conn in conns:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         httpd.server_close()
         if self._thread is not None:
             self._thread.join(timeout=2)
@@ -549,7 +548,7 @@ class FakeOpenAIServer(FakeServer):
         super().__init__(responder, require_api_key=require_api_key, latency_s=latency_s, model=model)
         self.max_n = max_n
 
-    _ERRORS = {
+    _ERRORS: ClassVar[dict[str, tuple[str, str | None]]] = {
         "rate_limit": ("requests", "rate_limit_exceeded"),
         "server_error": ("server_error", None),
         "overloaded": ("server_error", "overloaded"),
@@ -617,10 +616,8 @@ class FakeOpenAIServer(FakeServer):
         if "prompt" not in body:
             raise _ServerError("bad_request", "'prompt' is required")
         prompt = body["prompt"]
-        if isinstance(prompt, list) and prompt and all(isinstance(p, (str, list)) for p in prompt):
-            prompts = prompt  # a batch of prompts (strings or token-id lists)
-        else:
-            prompts = [prompt]
+        # a batch of prompts (strings or token-id lists), or one prompt
+        prompts = prompt if isinstance(prompt, list) and prompt and all(isinstance(p, (str, list)) for p in prompt) else [prompt]
         max_tokens = _int_param(body, "max_tokens", 16)  # the OpenAI default for /v1/completions
         prompt_tokens = sum(count_tokens(p) if isinstance(p, str) else len(p) if isinstance(p, list) else 0
                             for p in prompts)
@@ -651,7 +648,7 @@ class FakeAnthropicServer(FakeServer):
     overloaded_status = 529
     url_suffix = ""
 
-    _ERRORS = {
+    _ERRORS: ClassVar[dict[str, str]] = {
         "rate_limit": "rate_limit_error",
         "server_error": "api_error",
         "overloaded": "overloaded_error",

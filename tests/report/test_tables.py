@@ -17,9 +17,9 @@ from assay.report.render import TextTable, latex_escape, render_sections
 from assay.report.runs import BenchmarkInfo, ReportError, Run, load_run, load_runs
 from assay.report.tables import (
     CHANGE_THRESHOLDS,
+    change_category,
     compare_benchmarks,
     compare_runs,
-    change_category,
     failure_anatomy,
     leaderboard,
     size_scatter,
@@ -108,7 +108,7 @@ def test_swifteval_table_i_ranks_and_differences_are_reproduced(table_i: tuple[l
     table = compare_benchmarks(runs, "humaneval", "swifteval", rank_by="score", sort_by="family")
     by_model = {r.model: r for r in table.rows}
     assert len(by_model) == 44
-    for name, size, he, he_rank, se, se_rank, d_score, d_rank in rows:
+    for name, size, _he, he_rank, _se, se_rank, d_score, d_rank in rows:
         row = by_model[name if size == "-" else f"{name} {size}"]
         assert row.a is not None and row.b is not None
         assert (row.a.rank, row.b.rank, row.delta_rank) == (int(he_rank), int(se_rank), int(d_rank)), name
@@ -283,7 +283,7 @@ def test_compare_refuses_different_benchmarks_and_problem_sets(tmp_path: Path) -
     a = write_run(tmp_path / "a", {"p": [True], "q": [False]}, config(model="m1"))
     b = write_run(tmp_path / "b", {"p": [False]}, config(model="m2", temperature=0.8))
     c = write_run(tmp_path / "c", {"p": [True]}, config("other", model="m3"))
-    with pytest.raises(ReportError, match="different benchmarks: .* is toy, .* is other"):
+    with pytest.raises(ReportError, match=r"different benchmarks: .* is toy, .* is other"):
         compare_run_dirs(a, c)
     with pytest.raises(ReportError, match=r"different problems \(.* has 2 problems, .* 1, 1 shared\); compare on the shared ones"):
         compare_run_dirs(a, b)

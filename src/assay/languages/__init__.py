@@ -44,7 +44,7 @@ def language_names() -> list[str]:
     return sorted(REGISTRY)
 
 
-def get_language(name: str) -> "Language":
+def get_language(name: str) -> Language:
     """The plugin for a language (canonical name or alias such as 'rs' or 'cs')."""
     canonical = resolve(name)
     module, cls = REGISTRY[canonical]

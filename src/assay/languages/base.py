@@ -25,8 +25,8 @@ from typing import Any, ClassVar
 
 from assay import values
 from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict, test_program
-from assay.values import Signature, Type
 from assay.sandbox.base import Limits, Phase, Sandbox, SandboxResult
+from assay.values import Signature, Type
 
 ASSERT_EXIT = 97  # the exit status of a failed test assertion, in every language
 SIGXCPU_EXIT = 128 + 24
@@ -181,7 +181,9 @@ class Language(abc.ABC):
 
     def render_call(self, signature: Signature, args: tuple[Any, ...]) -> str:
         """A call of the entry point (as `candidate`) with these arguments; raises Unrepresentable."""
-        rendered = [self.render_value(a, t) for a, t in zip(args, signature.param_types)]
+        if len(args) != len(signature.params):
+            raise Unrepresentable(f"arity: {len(args)} arguments for {len(signature.params)} parameters")
+        rendered = [self.render_value(a, t) for a, t in zip(args, signature.param_types, strict=True)]
         return f"candidate({', '.join(rendered)})"
 
     def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
@@ -204,7 +206,7 @@ class Language(abc.ABC):
 
     # ------------------------------------------------------------ judging
 
-    def prepare(self, toolchain: Toolchain) -> None:
+    def prepare(self, toolchain: Toolchain) -> None:  # noqa: B027 - a hook: most languages have nothing to prepare
         """Build what this toolchain's support directory gets on first use (once; a failure only costs speed)."""
 
     def run_program(
@@ -356,7 +358,7 @@ def _path_for(toolchain: Toolchain) -> str:
         d = os.path.dirname(path)
         if d not in dirs:
             dirs.append(d)
-    return ":".join(dirs + ["/usr/local/bin", "/usr/bin", "/bin"])
+    return ":".join([*dirs, "/usr/local/bin", "/usr/bin", "/bin"])
 
 
 class BraceLanguage(Language):

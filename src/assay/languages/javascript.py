@@ -71,6 +71,11 @@ class JavaScript(Language):
         """MultiPL-E's JavaScript literals: arrays for lists and tuples, objects for dicts, undefined for None."""
         return js_literal(value)
 
+    def normalize(self, value: Any, t: Type) -> Any:
+        """JavaScript numbers are doubles: an int literal past 2**53 is the double nearest to it, in the
+        test's expected value as in the sample's output (MultiPL-E's deepEqual compares those)."""
+        return js_numbers(value)
+
     def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
         """The sample (`export`s dropped), then the case harness."""
         assert isinstance(problem.tests, CaseTests) and problem.tests.signature is not None
@@ -165,6 +170,21 @@ def js_literal(value: Any) -> str:
             raise Unrepresentable(f"a dict key other than a string or an int: {value!r}"[:200])
         return "{" + ", ".join(f"{js_literal(k)}: {js_literal(v)}" for k, v in value.items()) + "}"
     raise Unrepresentable(f"{type(value).__name__} values: {value!r}"[:200])
+
+
+def js_numbers(value: Any) -> Any:
+    """A plain value with every int as JavaScript holds it (past 2**53, the nearest double)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return value if abs(value) <= MAX_SAFE_INT else int(float(value))
+    if isinstance(value, list):
+        return [js_numbers(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(js_numbers(v) for v in value)
+    if isinstance(value, dict):
+        return {js_numbers(k): js_numbers(v) for k, v in value.items()}
+    return value
 
 
 def case_harness(entry_point: str, returns: Type, calls: Sequence[str], process: str = "process") -> str:

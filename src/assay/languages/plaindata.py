@@ -101,7 +101,8 @@ def has_float(encoded: Any) -> bool:
         if tag in ("float", "complex"):
             return True
         if tag in ("ndarray", "npscalar"):
-            return encoded.get("dtype", "").startswith(("float", "complex"))
+            dtype: str = encoded.get("dtype", "")
+            return dtype.startswith(("float", "complex"))
         return has_float(encoded.get("v"))
     return False
 
@@ -128,7 +129,7 @@ def dumps(value: Any) -> str:
     return json.dumps(encode(value), separators=(",", ":"), allow_nan=False)
 
 
-def _decode_numpy(tag: str, data: dict) -> Any:
+def _decode_numpy(tag: str, data: dict[str, Any]) -> Any:
     import numpy as np  # only the trusted side ever decodes numpy tags
 
     dtype = np.dtype(data["dtype"])

@@ -20,8 +20,8 @@ from assay.languages import plaindata
 from assay.languages.python_driver import _private_random_importer
 from assay.oracles import compare_output
 from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict
-from assay.values import Type
 from assay.sandbox.base import Limits, Sandbox, SandboxResult
+from assay.values import Type
 
 _HERE = Path(__file__).parent
 MAX_DETAILS = 5  # failing tests kept per verdict; counts cover the rest
@@ -380,7 +380,7 @@ def replay_check(helpers: str, test: str, entry_point: str, calls: list[dict[str
         return Status.FAILED, str(exc)
     except _ReplayMiss as exc:
         return Status.FAILED, str(exc)
-    except Exception as exc:  # noqa: BLE001 - a wrong answer can make the test code itself raise
+    except Exception as exc:
         return Status.FAILED, f"{type(exc).__name__}: {exc}"
     return Status.PASSED, ""
 
@@ -393,13 +393,10 @@ def _compiled(source: str, name: str) -> Any:
 
 def _apply_mutation(args: tuple[Any, ...], after: list[Any]) -> None:
     """Mirror in-place changes the sample made to its arguments, so later test calls see them."""
-    for current, new in zip(args, after):
+    for current, new in zip(args, after, strict=False):
         if type(current) is list and type(new) is list:
             current[:] = new
-        elif type(current) is dict and type(new) is dict:
-            current.clear()
-            current.update(new)
-        elif type(current) is set and type(new) is set:
+        elif (type(current) is dict and type(new) is dict) or (type(current) is set and type(new) is set):
             current.clear()
             current.update(new)
 

@@ -16,6 +16,10 @@ Modes:
   call (arguments, plain-data result or exception); the trusted side replays the test program
   against the recording with pristine builtins, so forged equality, patched builtins or a forged
   assertion in here cannot turn into a pass.
+
+No `from __future__ import annotations` here: compile() passes the future flags of its caller on
+to the code it compiles, so the sample's and the test's code would get string annotations too.
+typing costs nothing extra: plaindata imports it anyway.
 """
 
 import builtins
@@ -26,8 +30,13 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
+from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn
 
-if __name__ == "__main__":
+if TYPE_CHECKING:
+    from assay.languages import plaindata
+elif __name__ == "__main__":
     # Inside the sandbox plaindata.py sits next to this file; -I keeps that directory off sys.path,
     # so append it (last, so the standard library wins).
     sys.path.append(os.path.dirname(os.path.abspath(__file__)))
@@ -57,10 +66,10 @@ _LIBRARY_DIRS = (os.path.dirname(os.__file__),)  # the standard library; main() 
 _FRAME_GADGETS = ("inspect.py", "traceback.py")
 _getframe = sys._getframe
 _guard = threading.local()
-_library_dirs = [_LIBRARY_DIRS]
+_library_dirs: list[tuple[str, ...]] = [_LIBRARY_DIRS]
 
 
-def _library_caller():
+def _library_caller() -> bool:
     """Whether the code that called sys._getframe is installed library code (not a frame gadget)."""
     _guard.busy = True
     try:
@@ -70,7 +79,7 @@ def _library_caller():
     return filename.startswith(_library_dirs[0]) and not filename.endswith(_FRAME_GADGETS)
 
 
-def _audit(event, args):
+def _audit(event: str, args: tuple[Any, ...]) -> None:
     if getattr(_guard, "busy", False):
         return  # the hook's own look-up of its caller (this thread only)
     if event in ("sys._getframe", "object.__getattr__"):
@@ -81,20 +90,25 @@ def _audit(event, args):
         raise RuntimeError(f"blocked by the Assay sandbox: {event}")
     if event in _BLOCKED_EVENTS or event.startswith("ctypes."):
         raise RuntimeError(f"blocked by the Assay sandbox: {event}")
-    if event == "open" and args and isinstance(args[0], str) and args[0].startswith("/proc/"):
-        if args[0].endswith(("/mem", "/maps", "/environ", "/pagemap")) or "/map_files" in args[0]:
-            raise RuntimeError("blocked by the Assay sandbox: open " + args[0])
+    if (
+        event == "open"
+        and args
+        and isinstance(args[0], str)
+        and args[0].startswith("/proc/")
+        and (args[0].endswith(("/mem", "/maps", "/environ", "/pagemap")) or "/map_files" in args[0])
+    ):
+        raise RuntimeError("blocked by the Assay sandbox: open " + args[0])
 
 
 class CaseTimeout(BaseException):
     """Raised by SIGPROF when a case uses up its CPU budget (BaseException: `except Exception` can't eat it)."""
 
 
-def _on_sigprof(signum, frame):
+def _on_sigprof(signum: int, frame: FrameType | None) -> NoReturn:
     raise CaseTimeout()
 
 
-def _lineno(exc):
+def _lineno(exc: BaseException) -> int | None:
     tb = exc.__traceback__
     line = None
     while tb is not None:  # tb_lineno and tb_next are not restricted; tb_frame is
@@ -103,7 +117,7 @@ def _lineno(exc):
     return line
 
 
-def describe(exc):
+def describe(exc: BaseException) -> str:
     """One line: exception type, message and the innermost line number."""
     text = str(exc)
     if len(text) > 300:
@@ -113,7 +127,7 @@ def describe(exc):
     return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
 
 
-def _kind(exc):
+def _kind(exc: BaseException) -> str:
     if isinstance(exc, MemoryError):
         return "memory"
     if isinstance(exc, CaseTimeout):
@@ -123,7 +137,7 @@ def _kind(exc):
     return "raise"
 
 
-def _encode_or_refuse(value):
+def _encode_or_refuse(value: object) -> list[Any]:
     try:
         return ["ok", plaindata.encode(value)]
     except plaindata.NotPlainData as exc:
@@ -132,7 +146,7 @@ def _encode_or_refuse(value):
         return ["unplain", "value nested too deeply"]
 
 
-def _outcome(value, big):
+def _outcome(value: object, big: int | None) -> list[Any]:
     """["ok", data], or ["big", digest, size] for a huge float-free output (compared by digest)."""
     outcome = _encode_or_refuse(value)
     if big is None or outcome[0] != "ok":
@@ -143,11 +157,11 @@ def _outcome(value, big):
     return ["big", plaindata.canonical_digest(outcome[1]), size]
 
 
-def _cpu():
+def _cpu() -> float:
     return time.process_time()
 
 
-def load_sample(code, entry_point, report):
+def load_sample(code: str, entry_point: str, report: dict[str, Any]) -> Callable[..., Any] | None:
     """Compile and execute the sample's module code; return its entry point or None (after reporting)."""
     try:
         compiled = compile(code, "<sample>", "exec")
@@ -155,19 +169,19 @@ def load_sample(code, entry_point, report):
         report["stage"] = "compile"
         report["error"] = f"{type(exc).__name__}: {exc}"
         return None
-    namespace = {}
+    namespace: dict[str, Any] = {}
     # Armed before the sample's module code runs: that code is untrusted too.
     signal.setitimer(signal.ITIMER_PROF, report["load_limit"])
     try:
         exec(compiled, namespace)
         signal.setitimer(signal.ITIMER_PROF, 0)
-    except BaseException as exc:  # noqa: BLE001 - SystemExit at import is a runtime error too
+    except BaseException as exc:  # SystemExit at import is a runtime error too
         signal.setitimer(signal.ITIMER_PROF, 0)
         report["stage"] = "load"
         report["kind"] = _kind(exc)
         report["error"] = describe(exc)
         return None
-    fn = namespace.get(entry_point)
+    fn: Callable[..., Any] | None = namespace.get(entry_point)
     if not callable(fn):
         report["stage"] = "load"
         report["kind"] = "raise"
@@ -177,7 +191,7 @@ def load_sample(code, entry_point, report):
     return fn
 
 
-def emit(nonce, kind, value):
+def emit(nonce: bytes, kind: str, value: object) -> None:
     """Write one authenticated event line to the result channel."""
     try:
         payload = json.dumps([kind, value], separators=(",", ":"), allow_nan=False)
@@ -188,7 +202,7 @@ def emit(nonce, kind, value):
         data = data[os.write(3, data) :]
 
 
-def run_cases(job, report, nonce):
+def run_cases(job: dict[str, Any], report: dict[str, Any], nonce: bytes) -> None:
     """Call the entry point on each case; report outputs, stopping at the first exception or timeout."""
     fn = load_sample(job["code"], job["entry_point"], report)
     if fn is None:
@@ -210,29 +224,35 @@ def run_cases(job, report, nonce):
             outcome = _outcome(out, big)
             signal.setitimer(signal.ITIMER_PROF, 0)
             spent = _cpu() - start
-        except BaseException as exc:  # noqa: BLE001 - every exit path is a verdict
+        except BaseException as exc:  # every exit path is a verdict
             signal.setitimer(signal.ITIMER_PROF, 0)
             emit(nonce, "outcome", [_kind(exc), describe(exc), _cpu() - start])
             if not keep_going:
                 return
             continue
         out = None  # free it before the next case
-        emit(nonce, "outcome", outcome + [spent])
+        emit(nonce, "outcome", [*outcome, spent])
 
 
-def _private_random_importer(seed):
+def _private_random_importer(seed: int) -> Callable[..., Any]:
     """An __import__ that gives the test code its own seeded `random`, unaffected by the sample."""
     real_import = builtins.__import__
     rng = random.Random(seed)
 
     class PrivateRandom:
-        def __getattr__(self, name):
+        def __getattr__(self, name: str) -> Any:
             attr = getattr(rng, name, None)
             return attr if attr is not None else getattr(random, name)
 
     private = PrivateRandom()
 
-    def importer(name, globals=None, locals=None, fromlist=(), level=0):
+    def importer(
+        name: str,
+        globals: Mapping[str, object] | None = None,
+        locals: Mapping[str, object] | None = None,
+        fromlist: Sequence[str] = (),
+        level: int = 0,
+    ) -> Any:
         if name == "random":
             return private
         return real_import(name, globals, locals, fromlist, level)
@@ -240,25 +260,25 @@ def _private_random_importer(seed):
     return importer
 
 
-def test_namespace(helpers, fallback, seed):
+def test_namespace(helpers: str, fallback: dict[str, Any], seed: int) -> dict[str, Any]:
     """Fresh globals for the test program: the prompt's own helpers, pristine builtins, private random."""
     pristine = dict(vars(builtins))
     pristine["__import__"] = _private_random_importer(seed)
-    namespace = {"__builtins__": pristine}
+    namespace: dict[str, Any] = {"__builtins__": pristine}
     try:
         exec(compile(helpers, "<prompt>", "exec"), namespace)
-    except BaseException:  # noqa: BLE001 - a prompt that is only a signature: use the sample's names
+    except BaseException:  # a prompt that is only a signature: use the sample's names
         namespace = dict(fallback)
         namespace["__builtins__"] = pristine
     return namespace
 
 
-def run_program(job, report, nonce):
+def run_program(job: dict[str, Any], report: dict[str, Any], nonce: bytes) -> None:
     """Run `check(candidate)` with a recording candidate; report the calls and how check ended."""
     fn = load_sample(job["code"], job["entry_point"], report)
     if fn is None:
         return
-    def candidate(*args, **kwargs):
+    def candidate(*args: Any, **kwargs: Any) -> Any:
         try:
             before = plaindata.encode([list(args), kwargs])
         except (plaindata.NotPlainData, RecursionError):
@@ -266,10 +286,10 @@ def run_program(job, report, nonce):
         start = _cpu()
         try:
             result = fn(*args, **kwargs)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             emit(nonce, "call", {"args": before, "outcome": [_kind(exc), describe(exc)], "cpu": _cpu() - start})
             raise
-        entry = {"args": before, "outcome": _encode_or_refuse(result), "cpu": _cpu() - start}
+        entry: dict[str, Any] = {"args": before, "outcome": _encode_or_refuse(result), "cpu": _cpu() - start}
         try:
             after = plaindata.encode([list(args), kwargs])
             if after != before:
@@ -291,13 +311,13 @@ def run_program(job, report, nonce):
         signal.setitimer(signal.ITIMER_PROF, 0)
         report["check"] = ["ok", ""]
         report["cpu"] = _cpu()
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         signal.setitimer(signal.ITIMER_PROF, 0)
         report["check"] = [_kind(exc) if not isinstance(exc, AssertionError) else "assert", describe(exc)]
     report["cpu"] = _cpu()
 
 
-def main():
+def main() -> None:
     nonce = os.read(0, 256).split(b"\n", 1)[0]
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -316,7 +336,7 @@ def main():
             run_cases(job, report, nonce)
         else:
             run_program(job, report, nonce)
-    except BaseException as exc:  # noqa: BLE001 - the driver must report, whatever the sample did
+    except BaseException as exc:  # the driver must report, whatever the sample did
         report["driver_error"] = describe(exc)
     report.pop("namespace", None)
     report.pop("load_limit", None)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.languages.base import GiB, Language, RunLimits, Toolchain
-from assay.languages.javascript import JavaScript, case_harness, guarded_tests, js_literal
+from assay.languages.javascript import JavaScript, case_harness, guarded_tests, js_literal, js_numbers
 from assay.languages.support import digest, file_stamp, run_host, support_dir
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Type
@@ -166,6 +166,10 @@ class TypeScript(Language):
     def render_value(self, value: Any, t: Type) -> str:
         """MultiPL-E's TypeScript literals are its JavaScript ones."""
         return js_literal(value)
+
+    def normalize(self, value: Any, t: Type) -> Any:
+        """Numbers are doubles, as in JavaScript."""
+        return js_numbers(value)
 
     def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
         """The sample, then the JavaScript case harness (`require` declared, `process` through globalThis)."""

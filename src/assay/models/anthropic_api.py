@@ -36,7 +36,8 @@ class AnthropicModel:
         self.api_key_env = api_key_env
         import httpx
 
-        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        # Any: SDKs built on httpx2 type this as httpx2.Limits, older ones as httpx.Limits; both read it by attribute.
+        limits: Any = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
         self.client = anthropic.AsyncAnthropic(
             api_key=key,
             base_url=self.base_url,
@@ -85,7 +86,7 @@ class AnthropicModel:
                 del params["stop_sequences"]
         try:
             reply: Any = await self.client.messages.create(**params)
-        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a classified ModelError
+        except Exception as exc:  # every SDK failure becomes a classified ModelError
             raise sdk_error(exc, anthropic) from exc
         content = getattr(reply, "content", None)
         if not isinstance(content, list):

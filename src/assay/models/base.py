@@ -18,7 +18,7 @@ class GenerateConfig:
     seed: int | None = None
     greedy: bool = False
 
-    def effective(self) -> "GenerateConfig":
+    def effective(self) -> GenerateConfig:
         """Greedy decoding is temperature 0 and top-p 1 (what the server is actually sent)."""
         if self.greedy:
             return GenerateConfig(self.n, 0.0, 1.0, self.max_tokens, self.stop, self.seed, True)
@@ -54,7 +54,7 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
 
 

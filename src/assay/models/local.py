@@ -21,7 +21,8 @@ def chat_text(tokenizer: Any, prompt: Prompt) -> str:
     if not prompt.is_chat:
         return prompt.text or ""
     if getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template(prompt.chat(), tokenize=False, add_generation_prompt=True)
+        text: str = tokenizer.apply_chat_template(prompt.chat(), tokenize=False, add_generation_prompt=True)
+        return text
     # A base model has no chat template: the messages are joined plainly.
     return "\n\n".join(content for _, content in prompt.messages) + "\n"
 
@@ -124,7 +125,7 @@ class HFModel:
                 cut = text_out.find(stop)
                 if cut >= 0:
                     text_out, reason = text_out[:cut], "stop"
-            completions.append(Completion(text_out, reason, Usage(prompt_len if i == 0 else 0, int(len(new)))))
+            completions.append(Completion(text_out, reason, Usage(prompt_len if i == 0 else 0, len(new))))
         return Response(completions, Usage(prompt_len, sum(c.usage.output_tokens for c in completions)), self.model)
 
     def generate_batch(self, prompts: list[Prompt], n: int, config: GenerateConfig) -> list[Response]:

@@ -42,7 +42,8 @@ class OpenAIModel:
         self.max_n_per_request = max(1, max_n_per_request)
         import httpx
 
-        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        # Any: SDKs built on httpx2 type this as httpx2.Limits, older ones as httpx.Limits; both read it by attribute.
+        limits: Any = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
         # The SDK's own retries are off: Assay retries (and counts the retries) itself.
         self.client = openai.AsyncOpenAI(
             api_key=key,
@@ -81,7 +82,7 @@ class OpenAIModel:
                 params.pop("max_completion_tokens", None)
                 params["max_tokens"] = config.max_tokens
                 reply = await self.client.completions.create(prompt=prompt.text or "", **params)
-        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a classified ModelError
+        except Exception as exc:  # every SDK failure becomes a classified ModelError
             raise sdk_error(exc, openai) from exc
         choices = getattr(reply, "choices", None)
         if not isinstance(choices, list) or not choices:
@@ -102,7 +103,7 @@ class OpenAIModel:
         if getattr(reply, "usage", None) is not None:
             usage = Usage(reply.usage.prompt_tokens or 0, reply.usage.completion_tokens or 0)
         shares = split_usage(usage, len(texts))
-        completions = [Completion(text, reason, share) for (text, reason), share in zip(texts, shares)]
+        completions = [Completion(text, reason, share) for (text, reason), share in zip(texts, shares, strict=False)]
         return Response(completions, usage, getattr(reply, "model", None))
 
     async def aclose(self) -> None:

@@ -38,8 +38,8 @@ from assay.report.tables import (
 __all__ = [
     "CATEGORIES", "CATEGORY_COLOURS", "CHANGE_THRESHOLDS", "FORMATS", "SECTIONS", "BenchmarkComparison", "ChangeThresholds", "FailureAnatomy",
     "Leaderboard", "ModelsMeta", "ProblemDiff", "Provenance", "Report", "ReportError", "Run", "RunComparison", "SizeScatter", "SolveMatrix", "TextTable",
-    "build_report", "compare_run_dirs", "default_pairs", "find_run_dirs", "load_models_meta", "load_run", "load_runs", "render_sections",
-    "render_comparison", "render_report", "resolve_suite",
+    "build_report", "compare_run_dirs", "default_pairs", "find_run_dirs", "load_models_meta", "load_run", "load_runs", "render_comparison",
+    "render_report", "render_sections", "resolve_suite",
 ]
 
 Section = Literal["leaderboard", "comparison", "size", "failures", "solve_matrix"]
@@ -138,7 +138,7 @@ def build_report(
         report.anatomy = failure_anatomy(runs)
     if "solve_matrix" in sections:
         report.matrices = [solve_matrix(runs, s) for s in chosen]
-    report.provenance = Provenance(runs, generated_at=generated_at or dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    report.provenance = Provenance(runs, generated_at=generated_at or dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     return report
 
 
@@ -166,7 +166,7 @@ def compare_run_dirs(
     meta = load_models_meta(models_meta) if isinstance(models_meta, (str, Path)) else models_meta
     apply_models_meta(runs, meta)  # the same model twice gets the run directories' names (runs.disambiguate)
     comparison = compare_runs(runs[0], runs[1], suite, k, common_only=common_only, seed=seed)
-    return comparison, Provenance(runs, generated_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    return comparison, Provenance(runs, generated_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
 
 def render_comparison(comparison: RunComparison, provenance: Provenance | None = None, fmt: str = "md") -> str:

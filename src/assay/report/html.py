@@ -235,16 +235,17 @@ def _sections(report: Report, warnings: list[str]) -> list[Section]:
         section = Section(f"size-{i}", table.title, svg=svg, lead=list(table.notes), kind="scatter")
         section.tables = [html_table(TextTable("Models, sizes and scores", table.columns, table.rows), f"t-size-{i}")]
         out.append(section)
-    if report.anatomy is not None and report.anatomy.rows:
-        (table,) = report.anatomy.tables()
-        svg = _plot(lambda: plots.anatomy_svg(report.anatomy, "plot-anatomy"), warnings)  # type: ignore[arg-type]
+    anatomy = report.anatomy
+    if anatomy is not None and anatomy.rows:
+        (table,) = anatomy.tables()
+        svg = _plot(lambda: plots.anatomy_svg(anatomy, "plot-anatomy"), warnings)
         out.append(Section("failures", "Failure anatomy", [html_table(table, "t-failures")], svg=svg, kind="anatomy"))
     for i, matrix in enumerate(report.matrices):
         heat = {"models": matrix.models, "problems": matrix.problems, "bench": matrix.suite.split(":")[0],
                 "rates": [[None if v is None else round(v, 4) for v in row] for row in matrix.rates], "unsolved": len(matrix.unsolved)}
-        table = heat_table(matrix, f"t-matrix-{i}")
-        out.append(Section(f"matrix-{i}", f"Solve rates per problem: {matrix.suite}", [table], heat=heat, lead=table.notes, kind="matrix"))
-        table.notes = []
+        heat_tab = heat_table(matrix, f"t-matrix-{i}")
+        out.append(Section(f"matrix-{i}", f"Solve rates per problem: {matrix.suite}", [heat_tab], heat=heat, lead=heat_tab.notes, kind="matrix"))
+        heat_tab.notes = []
     if report.provenance is not None:
         (table,) = report.provenance.tables()
         details = [(f"{r.display_name}: recorded configuration ({r.run_dir})", json.dumps(r.config, indent=2, sort_keys=True, default=str))

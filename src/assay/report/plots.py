@@ -10,6 +10,7 @@ with hundreds of problem columns is unreadable as an image.
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -111,21 +112,21 @@ def scatter_svg(scatter: SizeScatter, prefix: str = "scatter") -> str:
     with _rc():
         fig = _figure(8.4, 4.6)
         ax = fig.add_axes((0.08, 0.11, 0.60, 0.80))
-        xs = [r.size_b for r, _ in scatter.points]
+        xs = scatter.sizes()
         ys = [100 * s.value for _, s in scatter.points]
-        lows = [max(0.0, y - 100 * s.ci_low) if math.isfinite(s.ci_low) else 0.0 for y, (_, s) in zip(ys, scatter.points)]
-        highs = [max(0.0, 100 * s.ci_high - y) if math.isfinite(s.ci_high) else 0.0 for y, (_, s) in zip(ys, scatter.points)]
+        lows = [max(0.0, y - 100 * s.ci_low) if math.isfinite(s.ci_low) else 0.0 for y, (_, s) in zip(ys, scatter.points, strict=True)]
+        highs = [max(0.0, 100 * s.ci_high - y) if math.isfinite(s.ci_high) else 0.0 for y, (_, s) in zip(ys, scatter.points, strict=True)]
         if xs:
             ax.errorbar(xs, ys, yerr=[lows, highs], fmt="o", color=POINT_COLOUR, ecolor="#9ECAE1", elinewidth=1, capsize=2, markersize=5,
                         label=f"models of known size (n = {len(xs)}), 95% CI", zorder=3)
         if len(xs) <= MAX_POINT_LABELS:
-            for (run, _), x, y in zip(scatter.points, xs, ys):
+            for (run, _), x, y in zip(scatter.points, xs, ys, strict=True):
                 ax.annotate(plain(_short(run.display_name, 28)), (x, y), xytext=(4, 3), textcoords="offset points", fontsize=6.5, color="#333333")
         if scatter.log_size:
             ax.set_xscale("log")
         fit, c = scatter.fit, scatter.correlation
         if xs and math.isfinite(fit.slope):
-            lo, hi = min(xs), max(xs)  # type: ignore[type-var]
+            lo, hi = min(xs), max(xs)
             if scatter.log_size:
                 grid = [10 ** (math.log10(lo) + (math.log10(hi) - math.log10(lo)) * i / 50) for i in range(51)]
                 line = [fit.predict(math.log10(g)) for g in grid]
@@ -187,11 +188,11 @@ def anatomy_svg(anatomy: FailureAnatomy, prefix: str = "anatomy") -> str:
         for kind in FAILURE_KINDS:
             widths = [100 * r.shares()[kind] for r in rows]
             ax.barh(ys, widths, left=starts, height=0.72, color=FAILURE_COLOURS[kind], label=FAILURE_TITLES[kind], edgecolor="white", linewidth=0.4)
-            for y, x0, w in zip(ys, starts, widths):
+            for y, x0, w in zip(ys, starts, widths, strict=True):
                 if w >= 9:
                     ax.text(x0 + w / 2, y, f"{w:.0f}%", ha="center", va="center", fontsize=6.5, color="white")
-            starts = [s + w for s, w in zip(starts, widths)]
-        for y, r in zip(ys, rows):
+            starts = [s + w for s, w in zip(starts, widths, strict=True)]
+        for y, r in zip(ys, rows, strict=True):
             text = f"{r.failures} of {r.judged} failed" if r.failures else ("nothing failed" if r.judged else "no judged samples")
             ax.text(101.5, y, text, va="center", ha="left", fontsize=6.5, color="#555555")
         ax.set_yticks(ys, labels, fontsize=7.5)
@@ -210,8 +211,8 @@ def rate_colour(rate: float | None) -> str:
     if rate is None or not math.isfinite(rate):
         return "#F2F2F2"
     stops: Sequence[tuple[float, tuple[int, int, int]]] = ((0.0, (0xF0, 0xA0, 0x96)), (0.5, (0xFF, 0xE6, 0x99)), (1.0, (0x3A, 0x9A, 0x5B)))
-    for (x0, c0), (x1, c1) in zip(stops, stops[1:]):
+    for (x0, c0), (x1, c1) in itertools.pairwise(stops):
         if rate <= x1:
             t = (rate - x0) / (x1 - x0)
-            return "#" + "".join(f"{round(a + (b - a) * t):02X}" for a, b in zip(c0, c1))
+            return "#" + "".join(f"{round(a + (b - a) * t):02X}" for a, b in zip(c0, c1, strict=True))
     return "#2E8B57"

@@ -168,9 +168,9 @@ def render_latex(tables: Sequence[TextTable], colour: bool = False) -> str:
         out += ["\\begin{table}[ht]", "\\centering", f"\\caption{{{latex_escape(t.title)}}}", f"\\begin{{tabular}}{{{align}}}", "\\toprule"]
         out.append(" & ".join(latex_escape(c.title) for c in t.columns) + " \\\\")
         out.append("\\midrule")
-        for row, cells in zip(t.rows, _cells(t)):
+        for row, cells in zip(t.rows, _cells(t), strict=True):
             shown = []
-            for c, cell in zip(t.columns, cells):
+            for c, cell in zip(t.columns, cells, strict=True):
                 text = latex_escape(cell)
                 category = row.get(c.colour) if c.colour else None
                 if colour and category in CATEGORY_COLOURS:

@@ -198,7 +198,7 @@ def local_benchmark(info: BenchmarkInfo, source: str | None) -> Benchmark | None
 
         try:
             bench: Benchmark | None = load_benchmark(info.name, path=Path(source))
-        except Exception:  # noqa: BLE001 - any failure means: infer from the run instead
+        except Exception:  # any failure means: infer from the run instead
             bench = None
         _BENCHMARKS[key] = bench if bench is not None and bench.content_hash == info.content_hash else None
     return _BENCHMARKS[key]

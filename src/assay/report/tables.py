@@ -133,7 +133,7 @@ def ranked(runs: Sequence[Run], suite: str, k: int, confidence: float = 0.95, ra
     """Every run's score on a suite with its rank (by intervals, or by point scores as SwiftEval's Table I)."""
     scores = [r.score(suite, k, confidence) for r in runs]
     ranks = interval_ranks([(s.ci_low, s.ci_high) for s in scores]) if rank_by == "ci" else score_ranks([s.value for s in scores])
-    return [LeaderboardEntry(r, s, rank, t) for r, s, rank, t in zip(runs, scores, ranks, tied(ranks))]
+    return [LeaderboardEntry(r, s, rank, t) for r, s, rank, t in zip(runs, scores, ranks, tied(ranks), strict=True)]
 
 
 def leaderboard(
@@ -400,6 +400,10 @@ class SizeScatter:
     log_size: bool = False
     notes: list[str] = field(default_factory=list)
 
+    def sizes(self) -> list[float]:
+        """The points' model sizes in billions."""
+        return [known_size(r) for r, _ in self.points]
+
     def tables(self) -> list[TextTable]:
         """Models with size and score; the fit and correlations as notes."""
         cols = [Column("model", "Model"), Column("family", "Family"), Column("size_b", "Size (B)", "float"), Column("score", f"pass@{self.k} (%)", "score"), Column("ci", "95% CI", "ci")]
@@ -427,13 +431,20 @@ class SizeScatter:
                 "unknown_size": [point(*p) for p in self.unknown_size], "ols": asdict(self.fit), "correlation": asdict(self.correlation), "notes": self.summary()}
 
 
+def known_size(run: Run) -> float:
+    """The model size of a run that has one (a size scatter's point)."""
+    if run.size_b is None:
+        raise ValueError(f"{run.display_name}: the model size is unknown")
+    return run.size_b
+
+
 def size_scatter(runs: Sequence[Run], suite: str, k: int = 1, *, log_size: bool = False, confidence: float = 0.95) -> SizeScatter:
     """Score against size for the runs on a suite (sizes from apply_models_meta); models of unknown size are kept apart."""
     chosen = runs_for_suite(runs, suite)
     scored = [(r, r.score(suite, k, confidence)) for r in chosen]
     points = sorted([p for p in scored if p[0].size_b is not None and math.isfinite(p[1].value)], key=lambda p: (p[0].size_b, natural_key(p[0].display_name)))
     unknown = [p for p in scored if all(p[0] is not q[0] for q in points)]
-    xs = [math.log10(r.size_b) if log_size else r.size_b for r, _ in points]  # type: ignore[arg-type]
+    xs = [math.log10(size) if log_size else size for size in (known_size(r) for r, _ in points)]
     ys = [100 * s.value for _, s in points]
     return SizeScatter(suite, k, points, unknown, ols(xs, ys), correlation(xs, ys), log_size, comparability_notes(chosen, suite))
 

@@ -199,7 +199,7 @@ class RevealPlan:
             fds = [os.open(p, os.O_PATH | os.O_CLOEXEC) for p in paths]
             if _libc.mount(b"tmpfs", ancestor.encode(), b"tmpfs", 0, b"mode=0755,size=64k") != 0:
                 raise OSError(ctypes.get_errno(), f"cannot mount tmpfs on {ancestor}")
-            for fd, path in zip(fds, paths):
+            for fd, path in zip(fds, paths, strict=True):
                 if stat.S_ISDIR(os.stat(fd).st_mode):
                     os.makedirs(path, exist_ok=True)
                 else:
@@ -233,7 +233,7 @@ class MountView:
                         preexec_fn=self.plan.apply_in_child,  # once, not per run: this forks all of us
                     )
                 except (OSError, subprocess.SubprocessError) as exc:
-                    raise SandboxSetupError(f"cannot prepare the mount view for {sorted(self.plan.hide)}: {exc}")
+                    raise SandboxSetupError(f"cannot prepare the mount view for {sorted(self.plan.hide)}: {exc}") from exc
             return f"/proc/{self._helper.pid}/ns/mnt"
 
 

@@ -13,8 +13,13 @@ Protocol on the fd named by argv[1] (a Unix stream socket): the host sends b"J" 
 (stdin, stdout, stderr, channel, status) attached, a 4-byte length, a JSON header, then the files blob.
 G writes H's raw wait status and CPU time to the status fd. The zygote answers one JSON line per
 job: {"timed_out": bool}. A byte "k" from the host while a job runs kills it.
+
+No `from __future__ import annotations` here: compile() passes its caller's future flags on, so the
+driver compiled here, and through it the samples, would get string annotations too. typing is
+preloaded for the runs anyway.
 """
 
+import contextlib
 import ctypes
 import json
 import os
@@ -25,6 +30,8 @@ import socket
 import struct
 import sys
 import time
+from types import CodeType
+from typing import Any
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
@@ -35,21 +42,21 @@ WORK = "/sandbox"
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
-_code_cache = {}
+_code_cache: dict[bytes, CodeType] = {}
 
 
-def check(ok, what):
+def check(ok: bool, what: str) -> None:
     if not ok:
         err = ctypes.get_errno()
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def write_file(path, text):
+def write_file(path: str, text: str) -> None:
     with open(path, "w") as handle:
         handle.write(text)
 
 
-def drop_capabilities():
+def drop_capabilities() -> None:
     """Empty effective, permitted and inheritable sets (we stay in-process, so no execve drops them)."""
     if SYS_CAPSET is None:
         raise OSError("unknown capset syscall number on this machine")
@@ -59,7 +66,7 @@ def drop_capabilities():
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "no_new_privs")
 
 
-def set_limits(limits):
+def set_limits(limits: dict[str, Any]) -> None:
     cpu = max(1, int(-(-limits["cpu_seconds"] // 1)))
     nofile = limits["open_files"]
     for which, soft, hard in (
@@ -73,8 +80,9 @@ def set_limits(limits):
         resource.setrlimit(which, (soft, hard))
 
 
-def unpack_files(blob):
-    files, at = [], 0
+def unpack_files(blob: bytes) -> list[tuple[str, bytes]]:
+    files: list[tuple[str, bytes]] = []
+    at = 0
     while at < len(blob):
         name_len, data_len = struct.unpack_from("<IQ", blob, at)
         at += 12
@@ -85,7 +93,7 @@ def unpack_files(blob):
     return files
 
 
-def warm_compile(script, blob):
+def warm_compile(script: str, blob: bytes) -> None:
     """Compile the in-process script once in the zygote, so each run's fork inherits the code."""
     for name, data in unpack_files(blob):
         if name == script and data not in _code_cache:
@@ -94,12 +102,12 @@ def warm_compile(script, blob):
             _code_cache[data] = compile(data, os.path.join(WORK, script), "exec")
 
 
-def preload():
+def preload() -> None:
     """Import what the driver and typical samples import, once, so runs start warm."""
-    import bisect, collections, copy, functools, hashlib, heapq, itertools, math, random, re, string, time, typing  # noqa: F401,E401
+    import bisect, collections, copy, functools, hashlib, heapq, itertools, math, random, re, string, time, typing  # noqa: E401,F401,I001
 
 
-def run_program(header, fds):
+def run_program(header: dict[str, Any], fds: list[int]) -> None:
     """H: become the program."""
     stdin, stdout, stderr, channel = fds[:4]
     for target, fd in ((0, stdin), (1, stdout), (2, stderr), (3, channel)):
@@ -115,7 +123,8 @@ def run_program(header, fds):
     if header.get("inprocess"):
         script = os.path.join(WORK, argv[-1])
         sys.argv = [script]
-        source = open(script, "rb").read()
+        with open(script, "rb") as handle:
+            source = handle.read()
         code = _code_cache.get(source)  # compiled by the zygote before the fork, once per script
         if code is None:
             code = compile(source, script, "exec")
@@ -129,7 +138,7 @@ def run_program(header, fds):
         except SystemExit as exc:
             code_ = exc.code
             os._exit(code_ if isinstance(code_, int) else (0 if code_ is None else 1))
-        except BaseException:  # noqa: BLE001 - as an interpreter would: print and exit 1
+        except BaseException:  # as an interpreter would: print and exit 1
             import traceback
 
             traceback.print_exc()
@@ -143,7 +152,7 @@ def run_program(header, fds):
         os._exit(127)
 
 
-def run_phase(header, phase, fds):
+def run_phase(header: dict[str, Any], phase: dict[str, Any], fds: list[int]) -> None:
     """H for one phase of a phased run: its own fds and limits, then execve."""
     stdin, stdout, stderr, channel = fds[:4]
     if not phase["stdin"]:
@@ -172,12 +181,10 @@ def run_phase(header, phase, fds):
         os._exit(127)
 
 
-def kill_all_but_me():
+def kill_all_but_me() -> None:
     """As pid 1 of the run's pid namespace: kill every other process in it, then reap them all."""
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(-1, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     while True:
         try:
             os.wait4(-1, 0)
@@ -185,13 +192,13 @@ def kill_all_but_me():
             return
 
 
-def run_phases(header, fds, status_fd):
+def run_phases(header: dict[str, Any], fds: list[int], status_fd: int) -> None:
     """G's work in a phased run: each phase in turn, watched against its own wall deadline.
 
     G is pid 1, not dumpable, and holds the status fd alone: a phase cannot read, forge or
     pre-empt another phase's status. Whatever a phase leaves running is killed before the next starts.
     """
-    results = []
+    results: list[str] = []
     for phase in header["phases"]:
         start = time.monotonic()
         pid = os.fork()
@@ -220,7 +227,7 @@ def run_phases(header, fds, status_fd):
     os._exit(0)
 
 
-def init(header, fds, blob):
+def init(header: dict[str, Any], fds: list[int], blob: bytes) -> None:
     """G: pid 1 of the run's namespaces. Mount, fork the program (or each phase), reap, report, exit."""
     status_fd = fds[4]
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # the run, same uid, cannot ptrace us or take our fds (pidfd_getfd)
@@ -259,7 +266,7 @@ def init(header, fds, blob):
     os._exit(0)  # as pid 1: the kernel now kills everything left in the namespace
 
 
-def start_job(header, fds, blob):
+def start_job(header: dict[str, Any], fds: list[int], blob: bytes) -> int:
     """Fork C, which makes the namespaces and forks G; returns G's pid."""
     uid, gid = os.getuid(), os.getgid()
     r, w = os.pipe()
@@ -278,11 +285,11 @@ def start_job(header, fds, blob):
                 os.close(w)
                 try:
                     init(header, fds, blob)
-                except BaseException as exc:  # noqa: BLE001
+                except BaseException as exc:
                     os.write(fds[2], f"sandbox: run setup failed: {exc}\n".encode())
                     os._exit(125)
             os.write(w, f"{g}\n".encode())
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             os.write(fds[2], f"sandbox: namespace setup failed: {exc}\n".encode())
             os.write(w, b"0\n")
         os._exit(0)
@@ -304,11 +311,11 @@ def start_job(header, fds, blob):
 class Reader:
     """Exact reads from the socket, starting with bytes already received."""
 
-    def __init__(self, sock, data):
+    def __init__(self, sock: socket.socket, data: bytes) -> None:
         self.sock = sock
         self.buf = bytearray(data)
 
-    def take(self, n):
+    def take(self, n: int) -> bytes:
         while len(self.buf) < n:
             chunk = self.sock.recv(min(n - len(self.buf), 1 << 20))
             if not chunk:
@@ -319,7 +326,7 @@ class Reader:
         return out
 
 
-def serve(sock):
+def serve(sock: socket.socket) -> None:
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # G is re-parented to us when C exits
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     while True:
@@ -345,7 +352,7 @@ def serve(sock):
         g = start_job(header, fds, blob)
         for fd in fds:
             os.close(fd)
-        timed_out = False
+        timed_out: bool | None = False
         if g > 0:
             pidfd = os.pidfd_open(g)
             poller = select.poll()
@@ -365,22 +372,18 @@ def serve(sock):
                         done = True
                         timed_out = None
             if not done or timed_out is None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(g, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             os.waitpid(g, 0)
             os.close(pidfd)
         sock.sendall(json.dumps({"timed_out": bool(timed_out), "started": g > 0}).encode() + b"\n")
 
 
-def main():
+def main() -> None:
     preload()
     sock = socket.socket(fileno=int(sys.argv[1]))
-    try:
+    with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
         serve(sock)
-    except (EOFError, BrokenPipeError, ConnectionResetError):
-        pass
 
 
 if __name__ == "__main__":

@@ -104,7 +104,7 @@ class BubblewrapSandbox:
                 args += ["--ro-bind", name, name]
         for path in ETC_FILES:
             args += ["--ro-bind-try", path, path]
-        return args + ["--proc", "/proc", "--dev", "/dev"]
+        return [*args, "--proc", "/proc", "--dev", "/dev"]
 
     def run(
         self,

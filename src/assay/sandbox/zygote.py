@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from assay.sandbox.base import Limits, Phase, PhaseResult, SandboxResult
 from assay.sandbox.bubblewrap import BubblewrapSandbox, _memfd
@@ -182,7 +183,7 @@ class _Zygote:
             phases=phase_results,
         )
 
-    def _pump(self, stdin_fd: int, stdin: bytes, captures: dict[int, Capture], deadline: float) -> tuple[dict | None, bool]:
+    def _pump(self, stdin_fd: int, stdin: bytes, captures: dict[int, Capture], deadline: float) -> tuple[dict[str, Any] | None, bool]:
         """Feed stdin, drain the pipes, and wait for the zygote's reply line."""
         poller = select.poll()
         for fd in captures:
@@ -197,7 +198,7 @@ class _Zygote:
         sock_fd = self.sock.fileno()
         poller.register(sock_fd, select.POLLIN)
         reply_buf = b""
-        reply: dict | None = None
+        reply: dict[str, Any] | None = None
         offset, flooded, killed = 0, False, False
         open_fds = set(captures)
         try:

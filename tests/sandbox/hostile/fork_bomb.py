@@ -1,6 +1,7 @@
 """Fork argv[1] times; children park themselves. Prints 'forked failed'; with 'forever' in argv, then forks forever.
 
 Other arguments (a marker) only tag the command line, so the test can look for survivors."""
+import contextlib
 import os
 import sys
 import time
@@ -19,7 +20,5 @@ for _ in range(int(sys.argv[1])):
 print(forked, failed, flush=True)
 if "forever" in sys.argv:  # and then the classic: every process forks forever
     while True:
-        try:
+        with contextlib.suppress(OSError):
             os.fork()
-        except OSError:
-            pass

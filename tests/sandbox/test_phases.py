@@ -1,0 +1,134 @@
+"""Phased runs (build, then run): the sandbox's trusted init reports each phase, and no phase can change that.
+
+Attacks from the issue that found them: the run phase took the judge's fd 3 back from its parent shell
+with pidfd_getfd and wrote `build 7`; build steps that execute code (perl -c BEGIN blocks, elixirc
+module bodies) wrote fd 3; a run sleeping 100 s a call ran for 200 s. Every sandbox kind must hold.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from assay.sandbox import BubblewrapSandbox, Limits, ProcessSandbox, ZygoteSandbox
+from assay.sandbox.base import Phase, Sandbox
+
+PY = sys.executable
+
+# From the run phase: pidfd_getfd on every ancestor (the init, pid 1) and every fd number, then write
+# a forged status everywhere it got a descriptor, and on fd 3 and fd 4 as they are.
+STEAL = r"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_pidfd_open, SYS_pidfd_getfd = 434, 438
+got = []
+for pid in {os.getppid(), 1}:
+    pidfd = libc.syscall(SYS_pidfd_open, pid, 0)
+    print("pidfd_open", pid, pidfd, os.strerror(ctypes.get_errno()) if pidfd < 0 else "")
+    if pidfd < 0:
+        continue
+    for fd in range(0, 12):
+        new = libc.syscall(SYS_pidfd_getfd, pidfd, fd, 0)
+        if new >= 0:
+            got.append(new)
+        else:
+            print("getfd", pid, fd, os.strerror(ctypes.get_errno()))
+for fd in got + [3, 4, 5]:
+    try:
+        os.write(fd, b"phase build 1792 0.0 0.0 0\nphase run 0 0.0 0.0 0\n0\n")
+    except OSError as exc:
+        print("write", fd, exc)
+print("stolen", got, flush=True)
+os._exit(7)
+"""
+
+
+def _sandboxes() -> Iterator[object]:
+    yield pytest.param("zygote", id="zygote")
+    yield pytest.param("bubblewrap", id="bubblewrap")
+    yield pytest.param("process", id="process")
+
+
+@pytest.fixture(scope="module", params=list(_sandboxes()))
+def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
+    kind = request.param
+    if kind == "zygote" and not ZygoteSandbox.available():
+        pytest.skip("nested user namespaces are not available here")
+    if kind != "process" and not BubblewrapSandbox.available():
+        pytest.skip("bubblewrap is not available here")
+    box: Sandbox = {"zygote": ZygoteSandbox, "bubblewrap": BubblewrapSandbox, "process": ProcessSandbox}[kind]()
+    yield box
+    close = getattr(box, "close", None)
+    if close:
+        close()
+
+
+def build(script: str, cpu: float = 10, wall: float = 20) -> Phase:
+    return Phase("build", ("/bin/sh", "-c", script), cpu, wall, output="stderr")
+
+
+def run(argv: tuple[str, ...], cpu: float = 10, wall: float = 20) -> Phase:
+    return Phase("run", argv, cpu, wall, channel=True, stdin=True, output="merged")
+
+
+def test_each_phase_is_reported_by_the_init(sandbox: Sandbox) -> None:
+    result = sandbox.run_phases([build("echo compiling; echo main > main"), run(("/bin/sh", "-c", "cat main; echo result >&3; exit 3"))],
+                                {"src": b"x"}, Limits())
+    assert [(p.name, p.exit_code) for p in result.phases] == [("build", 0), ("run", 3)], result
+    assert result.stdout == b"main\n" and b"compiling" in result.stderr and result.channel == b"result\n"
+
+
+def test_a_failed_build_stops_the_run(sandbox: Sandbox) -> None:
+    result = sandbox.run_phases([build("exit 4"), run(("/bin/sh", "-c", "echo ran >&3"))], {}, Limits())
+    assert [(p.name, p.exit_code) for p in result.phases] == [("build", 4)]
+    assert result.channel == b""
+
+
+def test_the_build_never_holds_the_channel(sandbox: Sandbox) -> None:
+    # As perl -c runs BEGIN blocks, or elixirc module bodies: code at build time tries fd 3 (and 4, 5).
+    script = "for fd in 3 4 5; do (echo 'build 7' >&$fd) 2>/dev/null && echo wrote $fd; done; ls -l /proc/self/fd; true"
+    result = sandbox.run_phases([build(script), run(("/bin/sh", "-c", "echo honest >&3"))], {}, Limits())
+    assert [p.exit_code for p in result.phases] == [0, 0]
+    assert result.channel == b"honest\n", result
+    assert b"wrote" not in result.stderr, result.stderr
+
+
+def test_the_run_cannot_take_the_inits_descriptors(sandbox: Sandbox) -> None:
+    result = sandbox.run_phases([build("true"), run((PY, "-I", "-S", "-c", STEAL))], {}, Limits())
+    output = result.stdout.decode()
+    assert [(p.name, p.exit_code) for p in result.phases] == [("build", 0), ("run", 7)], output
+    assert "stolen []" in output, output
+    # Whatever it wrote went to the result channel, which is only ever read as data: never a status.
+    assert result.phases[-1].exit_code == 7
+
+
+def test_the_run_phase_wall_limit_is_enforced(sandbox: Sandbox) -> None:
+    start = time.monotonic()
+    result = sandbox.run_phases([build("true"), run(("/bin/sh", "-c", "sleep 100; echo late >&3"), wall=2)], {}, Limits())
+    elapsed = time.monotonic() - start
+    assert result.phases[-1].timed_out and result.phases[-1].exit_code is None, result.phases
+    assert 1.9 <= elapsed < 15 and result.channel == b"", (elapsed, result)
+
+
+def test_the_build_wall_limit_is_enforced(sandbox: Sandbox) -> None:
+    start = time.monotonic()
+    result = sandbox.run_phases([build("sleep 100", wall=2), run(("/bin/sh", "-c", "echo ran >&3"))], {}, Limits())
+    assert [p.name for p in result.phases] == ["build"] and result.phases[0].timed_out
+    assert time.monotonic() - start < 15 and result.channel == b""
+
+
+def test_what_the_build_leaves_running_dies_before_the_run(sandbox: Sandbox) -> None:
+    # A daemon started at build time would keep writing into the work dir (or at the run's channel).
+    script = "(setsid sh -c 'while true; do date +%s%N >> beat; sleep 0.05; done' &) ; sleep 0.3"
+    check = "a=$(wc -l < beat); sleep 0.5; b=$(wc -l < beat); echo $a $b >&3"
+    result = sandbox.run_phases([build(script), run(("/bin/sh", "-c", check))], {}, Limits())
+    before, after = result.channel.split()
+    assert before == after, result.channel
+
+
+def test_a_cpu_bound_run_is_a_timeout(sandbox: Sandbox) -> None:
+    result = sandbox.run_phases([run((PY, "-I", "-S", "-c", "while True: pass"), cpu=1, wall=20)], {}, Limits())
+    assert result.phases[-1].timed_out, result.phases
