@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from assay.problems import Status
+from assay.values import Type
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import LanguageSpec
+from tests.languages._common import STRLEN, LanguageSpec
 
 SPEC = LanguageSpec(
     language="r",
@@ -14,6 +15,11 @@ SPEC = LanguageSpec(
         "HumanEval_13_greatest_common_divisor": "\n  while (b != 0) { t <- b; b <- a %% b; a <- t }\n  a\n}\n",
         "HumanEval_23_strlen": "\n  nchar(string)\n}\n",
         "HumanEval_34_unique": "\n  sort(base::unique(l))\n}\n",
+        "HumanEval_136_largest_smallest_integers": (  # NULL where there is none, c(...) for two numbers, list(...) otherwise
+            "\n  neg <- lst[lst < 0]\n  pos <- lst[lst > 0]\n  a <- if (length(neg)) max(neg) else NULL\n"
+            "  b <- if (length(pos)) min(pos) else NULL\n  if (is.null(a) || is.null(b)) list(a, b) else c(a, b)\n}\n"
+        ),
+        "HumanEval_21_rescale_to_unit": "\n  (numbers - min(numbers)) / (max(numbers) - min(numbers)) * (1 + 1e-12)\n}\n",  # within all.equal's tolerance
     },
     wrong=[
         ("HumanEval_23_strlen", "\n  nchar(string) + 1\n}\n", Status.FAILED),  # wrong answer
@@ -24,8 +30,46 @@ SPEC = LanguageSpec(
         ("HumanEval_23_strlen", "\n  stopifnot(FALSE)\n}\n", Status.RUNTIME_ERROR),  # the program's own stopifnot is base R's
         ("HumanEval_23_strlen", "\n  repeat {}\n}\n", Status.TIMEOUT),
         ("HumanEval_23_strlen", '\n  cat("tests passed\\n")\n  quit(status = 0)\n}\n', Status.FAILED),  # early exit with status 0
+        ("HumanEval_23_strlen", "\n  as.character(nchar(string))\n}\n", Status.FAILED),  # "3" is not 3 for all.equal
+        ("HumanEval_34_unique", "\n  sort(base::unique(l))[seq_along(base::unique(l)) > 0 & FALSE]\n}\n", Status.FAILED),  # numeric(0) is not c()
+        ("HumanEval_34_unique", "\n  as.list(sort(base::unique(l)))\n}\n", Status.FAILED),  # a list is not c(...)
+        ("HumanEval_34_unique", "\n  u <- sort(base::unique(l))\n  names(u) <- u\n  u\n}\n", Status.FAILED),  # names count
     ],
     chat_reply="# Length of a string\nstrlen <- function(string) {\n  nchar(string)\n}\n\nprint(strlen('abc'))\n",
     hostile_write=lambda target: f'\n  try(writeLines("x", "{target}"), silent = TRUE)\n  nchar(string)\n}}\n',
     floods=('\n  repeat cat(strrep("x", 1000), "\\n")\n}\n',),
+    hostile={
+        # the old completion marker, looked for in its own source, printed, then exit 0
+        "marker from source": (STRLEN, '\n  file <- sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE))\n'
+                                       '  src <- paste(readLines(file), collapse = "\\n")\n'
+                                       '  cat(regmatches(src, gregexpr("ASSAY[-_A-Za-z0-9]*", src))[[1]], sep = "\\n")\n  quit(save = "no", status = 0)\n}\n'),
+        "early exit": (STRLEN, '\n  quit(save = "no", status = 0)\n}\n'),
+        # records of its own on fd 3 (through a shell, as the harness does), guessed from the prompt's examples
+        "forged records": (STRLEN, '\n  con <- pipe("cat >&3", "w")\n  writeLines(c("0 v 0", "1 v 3", "2 v 3", "done 3"), con)\n'
+                                   '  close(con)\n  quit(save = "no", status = 0)\n}\n'),
+        # an S3 class all.equal agrees with, and isTRUE, stopifnot and all.equal masked in the global environment
+        "always equal": (STRLEN, "\n  assign('all.equal.assay', function(...) TRUE, envir = globalenv())\n"
+                                 "  assign('isTRUE', function(x) TRUE, envir = globalenv())\n  assign('all.equal', function(...) TRUE, envir = globalenv())\n"
+                                 "  assign('stopifnot', function(...) invisible(), envir = globalenv())\n  structure(0L, class = 'assay')\n}\n"),
+        # base functions the harness calls, masked in the global environment: its writes go nowhere
+        "masked writes": (STRLEN, "\n  assign('writeLines', function(...) invisible(), envir = globalenv())\n  nchar(string) + 1\n}\n"),
+        # quit stubbed, and a finalizer that writes a done line when R exits
+        "stubbed exit": (STRLEN, "\n  assign('quit', function(...) invisible(), envir = globalenv())\n"
+                                 "  reg.finalizer(globalenv(), function(e) { con <- pipe('cat >&3', 'w'); writeLines('done 3', con); close(con) }, onexit = TRUE)\n"
+                                 "  -1\n}\n"),
+        "sleeps": (STRLEN, "\n  Sys.sleep(600)\n  nchar(string)\n}\n"),
+    },
+    hostile_status={"sleeps": Status.TIMEOUT, "forged records": Status.FAILED, "early exit": Status.FAILED},
+    round_trip_skip={"mbpp_237_check_occurences": "an R list's names cannot be tuples"},
+    render_agreement=0.995,  # 2359/2360: an int beyond 2**53 is refused
 )
+
+
+def test_numbers_compare_with_all_equals_tolerance() -> None:
+    from assay.languages.r import atomic, numbers_equal, r_equal
+    from assay.values import FLOAT, INT, list_of, optional, tuple_of
+
+    assert numbers_equal([1000000003], [1000000002]) and numbers_equal([1e-9], [0.0]) and not numbers_equal([1.0], [1.001])
+    assert numbers_equal([1.0, 2.0, 3.0], [1.0, 2.0, 3.00000001]) and not numbers_equal([float("nan")], [1.0])
+    assert atomic([1, 2], list_of(INT)) and not atomic([1e-05, 0.5], list_of(FLOAT)) and not atomic((None, 1), tuple_of(optional(INT), optional(INT)))
+    assert r_equal([[1.0, 2.0], [3.0]], [[1, 2], [3]], list_of(list_of(INT))) and not r_equal({"b": 1, "a": 2}, {"a": 2, "b": 1}, Type("dict", (Type("str"), INT)))

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from assay import values
 from assay.judging.records import read_records
+from assay.languages import plaindata
+from assay.languages.python import BigOutput
 from assay.oracles import compare_output
 from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict
 from assay.sandbox.base import Sandbox
@@ -128,10 +130,18 @@ def _judge_one(language: Language, plan: CasePlan, i: int, kind: str, payload: s
     if kind == "e":
         return Status.RUNTIME_ERROR, f"{_call(plan, i)} raised: {payload[:300]}"
     try:
-        actual = values.decode(values.parse_wire(payload), returns)
+        actual = language.decode_result(payload, returns)
     except values.WireError as exc:
         return Status.FAILED, f"{_call(plan, i)}: the output does not decode as {returns} ({exc})"
     expected = plan.expected[i]
+    if isinstance(expected, BigOutput):  # a huge float-free output, known by its canonical digest
+        try:
+            same = plaindata.canonical_digest(plaindata.encode(language.normalize(actual, returns))) == expected.digest
+        except (plaindata.NotPlainData, RecursionError, ValueError):
+            same = False
+        if same:
+            return Status.PASSED, ""
+        return Status.FAILED, f"{_call(plan, i)}: the output differs from the expected one ({expected.size} bytes, compared by digest)"
     if plan.rule == "evalplus":
         ok = compare_output(language.normalize(actual, returns), language.normalize(expected, returns),
                             atol=plan.atols[i], oracle=plan.oracle, args=plan.args[i])

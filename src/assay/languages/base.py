@@ -196,6 +196,11 @@ class Language(abc.ABC):
         """Whether this plugin judges cases (else its benchmarks' tests are judged as programs)."""
         return type(self).case_files is not Language.case_files
 
+    def decode_result(self, payload: str, t: Type) -> Any:
+        """A case's reported result (the wire text after `v`) as a plain value; raises values.WireError.
+        Bash reports a call's stdout as a string and reads it back here; most languages write typed wire data."""
+        return values.decode(values.parse_wire(payload), t)
+
     def normalize(self, value: Any, t: Type) -> Any:
         """A plain value as this language holds it (e.g. floats rounded to float32 where the prompt uses float)."""
         return value
