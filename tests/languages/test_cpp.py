@@ -12,7 +12,7 @@ from assay.languages.cpp import Cpp
 from assay.problems import Status
 from tests.conftest import shared_data
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import LanguageSpec, benchmark
+from tests.languages._common import STRLEN, LanguageSpec, benchmark
 
 # Its includes and helpers (one declared before the function, defined after it) are kept; its main is dropped.
 CHAT_REPLY = """#include <iostream>
@@ -49,7 +49,7 @@ SPEC = LanguageSpec(
     wrong=[
         ("HumanEval_23_strlen", "    return string.size() + 1;\n", Status.FAILED),  # wrong answer
         ("HumanEval_23_strlen", "    return string.length_of();\n", Status.COMPILE_ERROR),  # no such member
-        ("HumanEval_30_get_positive", "    return {l.at(l.size())};\n", Status.RUNTIME_ERROR),  # std::out_of_range: terminate, SIGABRT
+        ("HumanEval_30_get_positive", "    return {l.at(l.size())};\n", Status.RUNTIME_ERROR),  # std::out_of_range: the harness's record of it
         ("HumanEval_13_greatest_common_divisor", "    long* p = nullptr;\n    return *p + a;\n", Status.RUNTIME_ERROR),  # SIGSEGV
         ("HumanEval_23_strlen", "    assert(string.size() > 1000);\n    return string.size();\n", Status.RUNTIME_ERROR),  # the sample's own assert aborts
         ("HumanEval_23_strlen", "    for (volatile long i = 0; ; i++) {}\n", Status.TIMEOUT),
@@ -58,6 +58,70 @@ SPEC = LanguageSpec(
     chat_reply=CHAT_REPLY,
     hostile_write=lambda target: f'    FILE* f = std::fopen("{target}", "w");\n    if (f) {{ std::fputs("x", f); std::fclose(f); }}\n    return string.size();\n',
     floods=("    while (true) std::cout << std::string(1000, 'x') << std::endl;\n",),
+    whole_prefix="#include",
+    hostile={
+        # the old completion marker, read from the binary and printed, then exit 0 before any case
+        "marker from binary": (STRLEN,
+                               '    std::ifstream f("/proc/self/exe", std::ios::binary);\n'
+                               "    std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());\n"
+                               '    for (size_t at = data.find("ASSAY-DONE-"); at != std::string::npos; at = data.find("ASSAY-DONE-", at + 1))\n'
+                               "        std::puts(data.substr(at, 43).c_str());\n    std::fflush(stdout);\n    std::_Exit(0);\n"),
+        # the same from its own source
+        "marker from source": (STRLEN,
+                               '    std::ifstream f("main.cpp");\n    std::string line;\n'
+                               '    while (std::getline(f, line)) if (line.find("ASSAY") != std::string::npos) std::puts(line.c_str());\n'
+                               "    std::exit(0);\n"),
+        "early exit": (STRLEN, '    std::puts("All tests passed");\n    std::exit(0);\n'),
+        # records of its own on fd 3, a guess for every case, and the final line, then exit 0
+        "forged records": (STRLEN, '    const char forged[] = "0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n";\n'
+                                   "    ::write(3, forged, sizeof forged - 1);\n    std::_Exit(0);\n"),
+        # the harness's writes sent to /dev/null, and a forged final line on the real channel at exit
+        "silenced channel": (STRLEN,
+                             "#include <bits/stdc++.h>\n#include <fcntl.h>\n#include <unistd.h>\n"
+                             "long string_length(std::string string) {\n"
+                             "    static int saved = ::dup(3);\n    ::dup2(::open(\"/dev/null\", O_WRONLY), 3);\n"
+                             '    std::atexit([] { ::write(saved, "done 3\\n", 7); });\n    return 3;\n}\n'),
+        # MultiPL-E's comparison made always true: an == for the result type, and assert turned off
+        "always equal": ("HumanEval_30_get_positive",
+                         "    return {};\n}\n"
+                         "template <class T> bool operator==(const std::vector<T>&, const std::vector<T>&) { return true; }\n"
+                         "#undef assert\n#define assert(...) ((void)0)\n"
+                         "std::vector<long> unused_helper(std::vector<long> l) {\n    return l;\n"),
+        # the harness's calls rewritten by a macro (a sample's macros reach the code after it)
+        "macro on the calls": (STRLEN, "#define candidate(...) 9L\n    return 0;\n"),
+        # main renamed by a macro, so that a main of the sample's own would run instead
+        "macro renames main": (STRLEN, "#define main assay_not_main\n    return 0;\n"),
+        # a crash handler that exits with status 0, then a crash
+        "crash exits 0": (STRLEN, "    std::signal(SIGSEGV, [](int) { std::_Exit(0); });\n"
+                                  "    volatile long* p = nullptr;\n    return *p;\n"),
+        # code before main (a global constructor of a whole program): forged records, exit 0
+        "global constructor": (STRLEN,
+                               "#include <bits/stdc++.h>\n#include <unistd.h>\n"
+                               'static struct Forge { Forge() { const char r[] = "0 v 1\\n1 v 1\\n2 v 1\\ndone 3\\n";'
+                               " ::write(3, r, sizeof r - 1); std::_Exit(0); } } forge;\n"
+                               "long string_length(std::string string) {\n    return 1;\n}\n"),
+        # the build reading the channel (the build phase has no fd 3)
+        "build reads fd 3": (STRLEN, '    #include "/proc/self/fd/3"\n    return 0;\n'),
+        # the parent's descriptors (pidfd_getfd) and ptrace on the parent, then forged records on what it got
+        "parent's descriptors": (STRLEN,
+                                 "#include <bits/stdc++.h>\n#include <signal.h>\n#include <sys/syscall.h>\n#include <unistd.h>\n"
+                                 "long string_length(std::string string) {\n"
+                                 "    long pid = ::getppid();\n    long pidfd = ::syscall(SYS_pidfd_open, pid, 0);\n"
+                                 "    ::syscall(SYS_ptrace, 16 /* PTRACE_ATTACH */, pid, 0, 0);\n"
+                                 "    for (long fd = 0; fd < 64 && pidfd >= 0; fd++) {\n"
+                                 "        long got = ::syscall(SYS_pidfd_getfd, pidfd, fd, 0);\n"
+                                 '        if (got >= 0) ::write(got, "done 3\\n", 7);\n    }\n'
+                                 "    ::kill(pid, SIGKILL);\n    return -1;\n}\n"),
+        # sleeps past the run's wall limit without using CPU
+        "sleeps": (STRLEN, "    std::this_thread::sleep_for(std::chrono::seconds(600));\n    return string.size();\n"),
+    },
+    hostile_status={"sleeps": Status.TIMEOUT, "forged records": Status.FAILED, "early exit": Status.FAILED,
+                    "macro renames main": Status.COMPILE_ERROR},
+    # MultiPL-E's C++ unions have no tag: a result of one cannot be read by any harness.
+    program_judged={pid: "could not be split" for pid in (
+        "HumanEval_103_rounded_avg", "HumanEval_125_split_words", "HumanEval_137_compare_one", "mbpp_407_rearrange_bigger",
+        "mbpp_413_extract_nth_element", "mbpp_462_combinations_list", "mbpp_585_expensive_items")},
+    render_agreement=0.995,  # 2314/2320: the rest are MultiPL-E's unescaped quotes in strings
     prejudge=True,
 )
 

@@ -11,7 +11,7 @@ from assay.languages.d import D
 from assay.problems import Status
 from tests.conftest import shared_data
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import LanguageSpec, benchmark
+from tests.languages._common import STRLEN, LanguageSpec, benchmark
 
 # MultiPL-E's D prompts end with the function's signature: a completion writes the whole body.
 CORRECT = {
@@ -49,6 +49,50 @@ void main()
 }
 """
 
+WHOLE = "// a whole program\nimport std.typecons;\n"  # a body that starts so is judged as written, not after the prompt
+STRLEN_HEAD = "long strlen(string string)\n"
+FORGE = '    import core.stdc.stdlib : exit;\n    import core.sys.posix.unistd : write;\n    write(3, "0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n".ptr, 26);\n    exit(0);\n'
+
+HOSTILE = {
+    # the old completion marker, read from the binary and printed, then exit 0 before any case
+    "marker from binary": (STRLEN, "{\n    import std.file : read;\n    import std.string : indexOf;\n    import std.stdio : writeln;\n"
+                           "    import core.stdc.stdlib : exit;\n    auto data = cast(const(char)[]) read(\"/proc/self/exe\");\n"
+                           '    for (auto at = data.indexOf("ASSAY-DONE-"); at >= 0 && at + 43 <= data.length; at = data.indexOf("ASSAY-DONE-", at + 1))\n'
+                           "        writeln(data[at .. at + 43]);\n    exit(0);\n    return 0;\n}\n"),
+    # the same from its own source
+    "marker from source": (STRLEN, "{\n    import std.stdio : File, writeln;\n    import std.algorithm : canFind;\n    import core.stdc.stdlib : exit;\n"
+                           '    foreach (line; File("main.d").byLine) if (line.canFind("ASSAY")) writeln(line);\n    exit(0);\n    return 0;\n}\n'),
+    "early exit": (STRLEN, '{\n    import core.stdc.stdio : puts;\n    import core.stdc.stdlib : exit;\n    puts("All tests passed");\n    exit(0);\n    return 0;\n}\n'),
+    # records of its own on fd 3, a guess for every case, and the final line, then exit 0
+    "forged records": (STRLEN, "{\n" + FORGE + "    return 0;\n}\n"),
+    # MultiPL-E's asserts made harmless: an assertHandler that ignores failures, set before any test
+    "assert handler": (STRLEN, WHOLE + "shared static this()\n{\n    import core.exception : assertHandler;\n"
+                       "    assertHandler = (string file, size_t line, string msg) nothrow {};\n}\n\n" + STRLEN_HEAD + "{\n    return -1;\n}\n"),
+    # code before the cases: a unit tester of its own, set by a thread-local module constructor (which runs after
+    # the shared ones), that runs nothing and lets main run
+    "own unit tester": (STRLEN, WHOLE + "static this()\n{\n    import core.runtime : Runtime, UnitTestResult;\n"
+                        "    Runtime.extendedModuleUnitTester = function UnitTestResult() { UnitTestResult r; r.runMain = true; return r; };\n}\n\n"
+                        + STRLEN_HEAD + "{\n    return -1;\n}\n"),
+    # code before the cases: a module constructor forges every record and exits 0
+    "constructor forges": (STRLEN, WHOLE + "shared static this()\n{\n" + FORGE + "}\n\n" + STRLEN_HEAD + "{\n    return -1;\n}\n"),
+    # code after the cases: a module destructor appends a forged final line
+    "destructor forges": (STRLEN, WHOLE + "shared static ~this()\n{\n    import core.sys.posix.unistd : write;\n    write(3, \"done 3\\n\".ptr, 7);\n}\n\n"
+                          + STRLEN_HEAD + "{\n    return cast(long) string.length;\n}\n"),
+    # the build reading the channel: a string import of fd 3 (the build phase has no fd 3, nor -J)
+    "build imports fd 3": (STRLEN, '{\n    enum forged = import("/proc/self/fd/3");\n    return forged.length;\n}\n'),
+    # the parent's descriptors (pidfd_getfd), ptrace and a kill on the parent, through libc's syscall()
+    "parent's descriptors": (STRLEN, WHOLE + "extern (C) long syscall(long number, ...);\n\n" + STRLEN_HEAD
+                             + "{\n    import core.sys.posix.unistd : getppid, write;\n    import core.sys.posix.signal : kill, SIGKILL;\n"
+                             "    long parent = getppid();\n    syscall(101, 16L, parent, 0L, 0L); // ptrace(PTRACE_ATTACH)\n"
+                             "    long pidfd = syscall(434, parent, 0L); // pidfd_open\n    foreach (fd; 0 .. 64L)\n    {\n"
+                             "        long got = syscall(438, pidfd, fd, 0L); // pidfd_getfd\n"
+                             '        if (got >= 0) write(cast(int) got, "done 3\\n".ptr, 7);\n    }\n'
+                             "    kill(cast(int) parent, SIGKILL);\n    return -1;\n}\n"),
+    # sleeps past the run's wall limit without using CPU
+    "sleeps": (STRLEN, "{\n    import core.thread : Thread;\n    import core.time : seconds;\n    Thread.sleep(600.seconds);\n"
+               "    return cast(long) string.length;\n}\n"),
+}
+
 SPEC = LanguageSpec(
     language="d",
     bench="multipl-e/humaneval-d",
@@ -69,6 +113,11 @@ SPEC = LanguageSpec(
     chat_probe="HumanEval_0_has_close_elements",
     hostile_write=lambda target: f'{{\n    import std.file : write;\n    try write("{target}", "x"); catch (Exception e) {{}}\n    return string.length;\n}}\n',
     floods=('{\n    import std.stdio : writeln;\n    import std.array : replicate;\n    while (true) writeln("x".replicate(1000));\n}\n',),
+    whole_prefix=WHOLE,
+    hostile=HOSTILE,
+    hostile_status={"sleeps": Status.TIMEOUT, "forged records": Status.FAILED, "early exit": Status.FAILED,
+                    "own unit tester": Status.FAILED, "build imports fd 3": Status.COMPILE_ERROR},
+    render_agreement=0.995,  # 2210/2214: MultiPL-E writes a newline in a string raw; mbpp_585's union it cannot type either
     prejudge=True,
 )
 

@@ -11,9 +11,10 @@ import pytest
 
 from assay.languages.go import HARNESS_FILE, MAIN_FILE, Go, fix_header
 from assay.problems import Status
+from assay.problems import test_program as program_of
 from tests.conftest import shared_data
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import LanguageSpec, benchmark
+from tests.languages._common import STRLEN, LanguageSpec, benchmark
 
 CORRECT = {
     "HumanEval_0_has_close_elements": (
@@ -75,6 +76,58 @@ func strlen(myString string) int {{
 """
 
 
+
+
+def whole(imports: str, body: str, extra: str = "") -> str:
+    """A whole program for strlen: the prompt's package and imports, more imports, the function, more code."""
+    lines = "".join(f'    "{i}"\n' for i in imports.split())
+    return f'package strlen_test\n\nimport (\n    "fmt"\n    "testing"\n{lines})\n\n{extra}func strlen(myString string) int {{\n{body}}}\n'
+
+
+FORGE = '    os.NewFile(3, "channel").Write([]byte("0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n"))\n    os.Exit(0)\n'
+
+HOSTILE = {
+    # the old completion marker, read from the test binary and printed, then exit 0 before any case
+    "marker from binary": (STRLEN, whole("bytes os", '    data, _ := os.ReadFile("/proc/self/exe")\n'
+                                     '    for at := bytes.Index(data, []byte("ASSAY-DONE-")); at >= 0 && at+43 <= len(data); {\n'
+                                     "        fmt.Println(string(data[at : at+43]))\n"
+                                     '        next := bytes.Index(data[at+1:], []byte("ASSAY-DONE-"))\n'
+                                     "        if next < 0 {\n            break\n        }\n        at += next + 1\n    }\n"
+                                     "    os.Exit(0)\n    return 0\n")),
+    # the same from its own source
+    "marker from source": (STRLEN, whole("os strings", '    data, _ := os.ReadFile("main_test.go")\n'
+                                     '    for _, line := range strings.Split(string(data), "\\n") {\n'
+                                     '        if strings.Contains(line, "ASSAY") {\n            fmt.Println(line)\n        }\n    }\n'
+                                     "    os.Exit(0)\n    return 0\n")),
+    "early exit": (STRLEN, EARLY_EXIT),
+    # records of its own on fd 3, a guess for every case, and the final line, then exit 0
+    "forged records": (STRLEN, whole("os", FORGE + "    return 0\n")),
+    # code before main: init() hides every test from m.Run, and forges the records besides
+    "init skips the tests": (STRLEN, whole("os", "    return -1\n", 'func init() {\n    os.Args = append(os.Args, "-test.run=^$", "-test.count=0")\n}\n\n')),
+    "init forges the records": (STRLEN, whole("os", "    return -1\n", "func init() {\n" + FORGE + "}\n\n")),
+    # a result that prints as the expected one under MultiPL-E's fmt.Sprintf("%v") comparison
+    "stringer result": ("HumanEval_8_sum_product",
+                        '    return []interface{}{liar{}}\n}\n\ntype liar struct{}\n\nfunc (liar) String() string { return "0 1" }\n'),
+    # recover and panic shadowed in the package, for a harness that catches panics
+    "shadowed recover": (STRLEN, whole("", '    panic("no")\n', "func recover() interface{} { return nil }\n\n")),
+    # a deferred recover that exits with status 0 from a panic
+    "panic exits 0": (STRLEN, whole("os", '    defer func() {\n        recover()\n        os.Exit(0)\n    }()\n    panic("no")\n')),
+    # a TestMain of its own, to run instead of the harness's
+    "own TestMain": (STRLEN, whole("os", "    return -1\n", "func TestMain(m *testing.M) {\n" + FORGE + "}\n\n")),
+    # the build reading the channel: go:embed of fd 3 (the build phase has no fd 3, and embed takes no absolute path)
+    "build embeds fd 3": (STRLEN, whole("embed", "    return len(forged)\n", "//go:embed /proc/self/fd/3\nvar forged string\n\n")),
+    # the parent's descriptors (pidfd_getfd), ptrace and a kill on the parent
+    "parent's descriptors": (STRLEN, whole("os syscall",
+                                       "    parent := uintptr(os.Getppid())\n    _ = syscall.PtraceAttach(int(parent))\n"
+                                       "    pidfd, _, _ := syscall.Syscall(434, parent, 0, 0) // pidfd_open\n"
+                                       "    for fd := uintptr(0); fd < 64; fd++ {\n"
+                                       "        if got, _, err := syscall.Syscall(438, pidfd, fd, 0); err == 0 { // pidfd_getfd\n"
+                                       '            syscall.Write(int(got), []byte("done 3\\n"))\n        }\n    }\n'
+                                       "    _ = syscall.Kill(int(parent), syscall.SIGKILL)\n    return -1\n")),
+    # sleeps past the run's wall limit without using CPU
+    "sleeps": (STRLEN, whole("time", "    time.Sleep(600 * time.Second)\n    return len(myString)\n")),
+}
+
 SPEC = LanguageSpec(
     language="go",
     bench="multipl-e/humaneval-go",
@@ -92,6 +145,10 @@ SPEC = LanguageSpec(
     hostile_write=hostile_write,
     floods=('    for {\n        fmt.Println(fmt.Sprintf("%01000d", 0))\n    }\n}\n',),
     whole_prefix="package ",
+    hostile=HOSTILE,
+    hostile_status={"sleeps": Status.TIMEOUT, "forged records": Status.FAILED, "early exit": Status.FAILED,
+                    "init skips the tests": Status.FAILED, "own TestMain": Status.COMPILE_ERROR},
+    render_agreement=0.95,  # 2132/2233: the rest are MultiPL-E's own literals that do not compile ([][]int of tuples, []UNKNOWN, ...)
     prejudge=True,
 )
 
@@ -101,7 +158,7 @@ def test_the_harness_is_a_testmain_of_the_same_package() -> None:
         pytest.skip("needs the shared data directory")
     problem = benchmark(SPEC.bench).problems["HumanEval_23_strlen"]
     files = Go().files(problem, problem.prompt + CORRECT["HumanEval_23_strlen"], "MARK")
-    assert files[MAIN_FILE].decode().endswith(problem.tests.code)  # type: ignore[union-attr]
+    assert files[MAIN_FILE].decode().endswith(program_of(problem).code)
     harness = files[HARNESS_FILE].decode()
     assert harness.startswith("package strlen_test\n") and "func TestMain(" in harness and "MARK" in harness
 

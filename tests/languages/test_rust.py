@@ -11,7 +11,7 @@ from assay.languages.rust import Rust
 from assay.problems import Status
 from tests.conftest import shared_data
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import LanguageSpec, benchmark
+from tests.languages._common import STRLEN, LanguageSpec, benchmark
 
 # Its `use` and its helper after the function are kept; its main is dropped.
 CHAT_REPLY = """use std::collections::HashSet;
@@ -42,6 +42,8 @@ mod tests {
 }
 """
 
+WHOLE = "// a whole program\n"  # a body that starts so is judged as written, not after the prompt
+
 SPEC = LanguageSpec(
     language="rust",
     bench="multipl-e/humaneval-rs",
@@ -69,6 +71,58 @@ SPEC = LanguageSpec(
     chat_reply=CHAT_REPLY,
     hostile_write=lambda target: f'    let _ = std::fs::write("{target}", "x");\n    string.len() as isize\n',
     floods=('    loop { println!("{}", "x".repeat(1000)); }\n',),
+    whole_prefix=WHOLE,
+    hostile={
+        # the old completion marker, read from the binary and printed, then exit 0 before any case
+        "marker from binary": (STRLEN,
+                               '    let data = std::fs::read("/proc/self/exe").unwrap_or_default();\n'
+                               "    for i in 0..data.len().saturating_sub(43) {\n"
+                               '        if data[i..].starts_with(b"ASSAY-DONE-") { println!("{}", String::from_utf8_lossy(&data[i..i + 43])); }\n'
+                               "    }\n    std::process::exit(0)\n"),
+        # the same from its own source
+        "marker from source": (STRLEN,
+                               '    for line in std::fs::read_to_string("main.rs").unwrap_or_default().lines() {\n'
+                               '        if line.contains("ASSAY") { println!("{}", line); }\n    }\n    std::process::exit(0)\n'),
+        "early exit": (STRLEN, '    println!("All tests passed");\n    std::process::exit(0)\n'),
+        # records of its own on fd 3, a guess for every case, and the final line, then exit 0
+        "forged records": (STRLEN,
+                           "    use std::io::Write;\n    use std::os::unix::io::FromRawFd;\n"
+                           "    let mut channel = unsafe { std::fs::File::from_raw_fd(3) };\n"
+                           '    let _ = channel.write_all(b"0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n");\n    std::process::exit(0)\n'),
+        # the channel closed (a File of fd 3 dropped), so that the harness could not report
+        "closed channel": (STRLEN, "    use std::os::unix::io::FromRawFd;\n    drop(unsafe { std::fs::File::from_raw_fd(3) });\n    -1\n"),
+        # MultiPL-E's comparisons made to accept anything: assert_eq! and assert! shadowed before the tests
+        "always equal": (STRLEN, WHOLE + "macro_rules! assert_eq { ($($t:tt)*) => { () }; }\n"
+                         "macro_rules! assert { ($($t:tt)*) => { () }; }\n\nfn strlen(string: String) -> isize {\n    -1\n}\n"),
+        # a `mod std` of its own, for code that names std::process::exit, std::panic::catch_unwind...
+        "shadowed std": (STRLEN, WHOLE + "#[allow(dead_code)]\nmod std {\n    pub mod process { pub fn exit(_code: i32) {} }\n"
+                         "    pub mod panic {\n        pub fn catch_unwind<R, F: FnOnce() -> R>(f: F) -> Result<R, ()> { Ok(f()) }\n"
+                         "        pub fn set_hook<T>(_hook: T) {}\n    }\n}\n\nfn strlen(string: String) -> isize {\n    -1\n}\n"),
+        # format! and write! shadowed by macros of its own, for a harness that formats its records with them
+        "shadowed macros": (STRLEN, WHOLE + 'macro_rules! format { ($($t:tt)*) => { String::from("0 v 0") }; }\n'
+                            "macro_rules! write { ($($t:tt)*) => { Ok::<(), ()>(()) }; }\n\nfn strlen(string: String) -> isize {\n    -1\n}\n"),
+        # a panic hook that exits with status 0, then a panic
+        "panic hook exits 0": (STRLEN, "    std::panic::set_hook(Box::new(|_| std::process::exit(0)));\n    panic!(\"no\")\n"),
+        # code before main: an .init_array constructor forges every record and exits 0
+        "init_array constructor": (STRLEN, WHOLE + "#[used]\n#[link_section = \".init_array\"]\nstatic FORGE: extern \"C\" fn() = forge;\n\n"
+                                   'extern "C" fn forge() {\n    use std::io::Write;\n    use std::os::unix::io::FromRawFd;\n'
+                                   "    let mut channel = unsafe { std::fs::File::from_raw_fd(3) };\n"
+                                   '    let _ = channel.write_all(b"0 v 1\\n1 v 1\\n2 v 1\\ndone 3\\n");\n    std::process::exit(0);\n}\n\n'
+                                   "fn strlen(string: String) -> isize {\n    1\n}\n"),
+        # the parent's descriptors (pidfd_getfd), ptrace and a kill on the parent, through libc's syscall()
+        "parent's descriptors": (STRLEN, WHOLE + 'extern "C" {\n    fn syscall(number: i64, ...) -> i64;\n    fn getppid() -> i32;\n'
+                                 "    fn kill(pid: i32, signal: i32) -> i32;\n    fn write(fd: i32, data: *const u8, n: usize) -> isize;\n}\n\n"
+                                 "fn strlen(string: String) -> isize {\n    unsafe {\n        let parent = getppid() as i64;\n"
+                                 "        syscall(101, 16i64, parent, 0i64, 0i64); // ptrace(PTRACE_ATTACH)\n"
+                                 "        let pidfd = syscall(434, parent, 0i64); // pidfd_open\n"
+                                 "        for fd in 0..64i64 {\n            let got = syscall(438, pidfd, fd, 0i64); // pidfd_getfd\n"
+                                 '            if got >= 0 { write(got as i32, b"done 3\\n".as_ptr(), 7); }\n        }\n'
+                                 "        kill(parent as i32, 9);\n    }\n    -1\n}\n"),
+        # sleeps past the run's wall limit without using CPU
+        "sleeps": (STRLEN, "    std::thread::sleep(std::time::Duration::from_secs(600));\n    string.len() as isize\n"),
+    },
+    hostile_status={"sleeps": Status.TIMEOUT, "forged records": Status.FAILED, "early exit": Status.FAILED},
+    render_agreement=0.995,  # 2197/2198: MultiPL-E writes a newline inside a string raw, Assay as \n
     prejudge=True,
 )
 

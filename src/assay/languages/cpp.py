@@ -10,19 +10,35 @@ header of <assert.h> + <bits/stdc++.h> (built on first use, once per g++ version
 sandbox, from the system's headers only, into a support slot of the toolchain cache: see
 assay.languages.support; shown to the sandbox read-only) is force-included and cuts that to about
 0.5 s. GCC checks that it matches and falls back to the headers if not; ASSAY_CPP_PCH=0 turns it off.
+
+Cases (assay.judging.cases): the sample is built as the test program has it (prompt + completion, or
+a whole program spliced; then the `}` that closes its function), followed by the case harness and a
+`main` that evaluates each call (MultiPL-E's own, or rendered as its translator renders literals) in a
+try block and writes the result to fd 3, encoded by the call's static C++ type (an exception is a
+record of its own). One translation unit, as before: a harness of its own would load the precompiled
+header a second time (0.2 s of CPU); this one costs g++ about 0.07 s more than the test section did.
+The sample's macros reach the harness, as they reached the test section; `signed main` survives the
+commonest, `#define int long long`. Results that are MultiPL-E's C++ unions are not cases: a C++ union
+has no tag, so no harness can tell which member a sample returned (see test_calls).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import os
 import re
+import struct
+from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, with_extras  # noqa: F401 - with_extras: re-exported
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, Unrepresentable, with_extras  # noqa: F401 - with_extras: re-exported
+from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import build_once, digest, run_host, support_slot, switched_off
+from assay.problems import CaseTests, Problem, test_program
+from assay.values import Signature, Type
 
 STD = "-std=c++17"
 PCH_HEADER = "assay-pch.h"
@@ -43,6 +59,170 @@ ASSERT_SHIM = f"""
     std::fflush(stderr);
     std::_Exit({ASSERT_EXIT});
 }}
+"""
+
+# The case harness (see assay.judging.records), after the sample: each case's result, encoded by its
+# static C++ type, one record per line on fd 3. Every overload is declared before the templates that
+# call it (the arguments are std types: lookup at instantiation would not find later ones).
+CASE_HARNESS = r"""
+#include <unistd.h>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+static void assay_put(std::string& o, bool v);
+template <class T> static typename std::enable_if<std::is_integral<T>::value && !std::is_same<T, bool>::value>::type assay_put(std::string& o, T v);
+template <class T> static typename std::enable_if<std::is_floating_point<T>::value>::type assay_put(std::string& o, T v);
+template <class T> static typename std::enable_if<std::is_union<T>::value>::type assay_put(std::string& o, const T& v);
+static void assay_put(std::string& o, const std::string& v);
+static void assay_put(std::string& o, const char* v);
+static void assay_put(std::string& o, std::nullopt_t);
+__ANY_DECLARATION__template <class T> static void assay_put(std::string& o, const std::optional<T>& v);
+template <class T, class A> static void assay_put(std::string& o, const std::vector<T, A>& v);
+template <class T, std::size_t N> static void assay_put(std::string& o, const std::array<T, N>& v);
+template <class T, class C, class A> static void assay_put(std::string& o, const std::set<T, C, A>& v);
+template <class T, class H, class E, class A> static void assay_put(std::string& o, const std::unordered_set<T, H, E, A>& v);
+template <class K, class V, class C, class A> static void assay_put(std::string& o, const std::map<K, V, C, A>& v);
+template <class K, class V, class H, class E, class A> static void assay_put(std::string& o, const std::unordered_map<K, V, H, E, A>& v);
+template <class A, class B> static void assay_put(std::string& o, const std::pair<A, B>& v);
+template <class... T> static void assay_put(std::string& o, const std::tuple<T...>& v);
+template <class... T> static void assay_put(std::string& o, const std::variant<T...>& v);
+
+static void assay_put(std::string& o, bool v) { o += v ? "true" : "false"; }
+template <class T> static typename std::enable_if<std::is_integral<T>::value && !std::is_same<T, bool>::value>::type assay_put(std::string& o, T v) {
+    o += std::to_string(v);
+}
+template <class T> static typename std::enable_if<std::is_floating_point<T>::value>::type assay_put(std::string& o, T v) {
+    double d = static_cast<double>(v);  // a float's value exactly: %.17g round-trips a double
+    if (std::isnan(d)) { o += "NaN"; return; }
+    if (std::isinf(d)) { o += d > 0 ? "Infinity" : "-Infinity"; return; }
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%.17g", d);
+    o += buffer;
+}
+template <class T> static typename std::enable_if<std::is_union<T>::value>::type assay_put(std::string&, const T&) {
+    throw std::runtime_error("a union's value cannot be read (C++ unions have no tag)");
+}
+static void assay_put_chars(std::string& o, const char* s, std::size_t n) {
+    o += '"';
+    for (std::size_t i = 0; i < n; i++) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c == '"' || c == '\\') { o += '\\'; o += static_cast<char>(c); }
+        else if (c < 0x20 || c == 0x7f) { char e[8]; std::snprintf(e, sizeof e, "\\u%04x", c); o += e; }
+        else o += static_cast<char>(c);
+    }
+    o += '"';
+}
+static void assay_put(std::string& o, const std::string& v) { assay_put_chars(o, v.data(), v.size()); }
+static void assay_put(std::string& o, const char* v) {
+    if (v == nullptr) { o += "null"; return; }
+    assay_put_chars(o, v, std::strlen(v));
+}
+static void assay_put(std::string& o, std::nullopt_t) { o += "null"; }
+template <class T> static void assay_put(std::string& o, const std::optional<T>& v) {
+    if (v.has_value()) assay_put(o, *v); else o += "null";
+}
+template <class R> static void assay_items(std::string& o, const R& items) {
+    o += '[';
+    bool first = true;
+    for (const auto& item : items) {
+        if (!first) o += ',';
+        first = false;
+        assay_put(o, item);
+    }
+    o += ']';
+}
+template <class T, class A> static void assay_put(std::string& o, const std::vector<T, A>& v) { assay_items(o, v); }
+template <class T, std::size_t N> static void assay_put(std::string& o, const std::array<T, N>& v) { assay_items(o, v); }
+template <class T, class C, class A> static void assay_put(std::string& o, const std::set<T, C, A>& v) { assay_items(o, v); }
+template <class T, class H, class E, class A> static void assay_put(std::string& o, const std::unordered_set<T, H, E, A>& v) { assay_items(o, v); }
+template <class M> static void assay_pairs(std::string& o, const M& m) {
+    o += '[';
+    bool first = true;
+    for (const auto& kv : m) {
+        if (!first) o += ',';
+        first = false;
+        o += '[';
+        assay_put(o, kv.first);
+        o += ',';
+        assay_put(o, kv.second);
+        o += ']';
+    }
+    o += ']';
+}
+template <class K, class V, class C, class A> static void assay_put(std::string& o, const std::map<K, V, C, A>& v) { assay_pairs(o, v); }
+template <class K, class V, class H, class E, class A> static void assay_put(std::string& o, const std::unordered_map<K, V, H, E, A>& v) { assay_pairs(o, v); }
+template <class A, class B> static void assay_put(std::string& o, const std::pair<A, B>& v) {
+    o += '[';
+    assay_put(o, v.first);
+    o += ',';
+    assay_put(o, v.second);
+    o += ']';
+}
+template <class Tuple, std::size_t... I> static void assay_tuple(std::string& o, const Tuple& t, std::index_sequence<I...>) {
+    o += '[';
+    ((o += (I == 0 ? "" : ","), assay_put(o, std::get<I>(t))), ...);
+    o += ']';
+}
+template <class... T> static void assay_put(std::string& o, const std::tuple<T...>& v) { assay_tuple(o, v, std::index_sequence_for<T...>{}); }
+template <class... T> static void assay_put(std::string& o, const std::variant<T...>& v) {
+    std::visit([&o](const auto& x) { assay_put(o, x); }, v);  // the alternative it holds (a union with a tag)
+}
+__ANY_ENCODER__static void assay_emit(const std::string& line) {
+    const char* p = line.data();
+    std::size_t n = line.size();
+    while (n > 0) {
+        ssize_t w = ::write(3, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) std::_Exit(125);  // the channel is gone: the records so far stand
+        p += w;
+        n -= static_cast<std::size_t>(w);
+    }
+}
+template <class T> static void assay_v(long i, const T& v) {
+    std::string line = std::to_string(i) + " v ";
+    assay_put(line, v);
+    line += '\n';
+    assay_emit(line);
+}
+static void assay_e(long i) {  // in a catch block: the exception in flight
+    std::string m = "an exception that is not a std::exception";
+    try { throw; }
+    catch (const std::exception& e) { m = e.what(); }
+    catch (const std::string& s) { m = s; }
+    catch (const char* s) { m = s ? s : "a null C string"; }
+    catch (...) {}
+    for (char& c : m) if (c == '\n' || c == '\r') c = ' ';
+    if (m.size() > 300) m.resize(300);
+    assay_emit(std::to_string(i) + " e " + m + "\n");
+}
+"""
+
+# Only where a result can hold a std::any (its casts cost g++ a tenth of a second): declared before the
+# templates, defined after them.
+ANY_DECLARATION = "static void assay_put(std::string& o, const std::any& v);\n"
+ANY_ENCODER = r"""
+// What MultiPL-E's literals put in a std::any (ints as long or int, floats, strings as const char*), and lists of those.
+template <class T> static bool assay_any_as(std::string& o, const std::any& v) {
+    const T* p = std::any_cast<T>(&v);
+    if (p != nullptr) assay_put(o, *p);
+    return p != nullptr;
+}
+static void assay_put(std::string& o, const std::any& v) {
+    if (!v.has_value()) { o += "null"; return; }
+    if (assay_any_as<long>(o, v) || assay_any_as<int>(o, v) || assay_any_as<long long>(o, v) || assay_any_as<unsigned long>(o, v)
+        || assay_any_as<unsigned>(o, v) || assay_any_as<bool>(o, v) || assay_any_as<char>(o, v) || assay_any_as<float>(o, v)
+        || assay_any_as<double>(o, v) || assay_any_as<std::string>(o, v) || assay_any_as<const char*>(o, v) || assay_any_as<char*>(o, v)
+        || assay_any_as<std::nullopt_t>(o, v) || assay_any_as<std::vector<std::any>>(o, v) || assay_any_as<std::vector<long>>(o, v)
+        || assay_any_as<std::vector<float>>(o, v) || assay_any_as<std::vector<std::string>>(o, v) || assay_any_as<std::vector<bool>>(o, v)
+        || assay_any_as<std::vector<std::vector<long>>>(o, v) || assay_any_as<std::vector<std::vector<std::any>>>(o, v)
+        || assay_any_as<std::map<long, long>>(o, v) || assay_any_as<std::map<std::string, long>>(o, v)) {
+        return;
+    }
+    throw std::runtime_error(std::string("a std::any holding a value of type ") + v.type().name());
+}
 """
 
 _MAIN = re.compile(r"\bint\s+main\s*\(\s*(?:void\s*)?\)")
@@ -94,6 +274,235 @@ class Cpp(BraceLanguage):
         rest = _MAIN.sub(f"{kind} {TESTS_MAIN}()", rest, count=1)
         main = f'\nint main() {{\n    {TESTS_MAIN}();\n    std::fflush(stdout);\n    std::puts("{marker}");\n    std::fflush(stdout);\n    return 0;\n}}\n'
         return head + sep + ASSERT_SHIM + rest + main
+
+    # ------------------------------------------------------------ cases
+
+    def test_calls(self, tests: str) -> list[tuple[str, str]] | None:
+        """The call of each `assert(candidate(...) == expected);`. None where the result is a union
+        (MultiPL-E's C++ unions have no tag: no harness can read which member a sample returned), as the
+        expected sides tell: a `Union_` type, or bare literals of more than one kind."""
+        calls: list[str] = []
+        kinds: set[str] = set()
+        try:
+            for line in tests.splitlines():
+                stripped = line.strip()
+                if not stripped.startswith("assert("):
+                    continue
+                at = stripped.find("candidate(")
+                if at < 0:
+                    return None
+                end = balanced(stripped, at + len("candidate"), quotes='"')
+                calls.append(stripped[at:end])
+                rest = stripped[end:].strip()
+                if not rest.startswith("=="):
+                    return None
+                expected = rest[2:].strip()
+                if "Union_" in expected:
+                    return None
+                kinds.add(_bare_kind(expected))
+        except NotSplittable:
+            return None
+        if len(kinds - {"", "none", "tuple"}) > 1:
+            return None
+        return [(call, "") for call in calls]
+
+    def render_value(self, value: Any, t: Type) -> str:
+        """The expected side of MultiPL-E's assert: the literal, coerced to the declared C++ type as its translator does."""
+        return _coerce(_literal(value, _has_ellipsis(t)), cpp_type(t))
+
+    def render_call(self, signature: Signature, args: tuple[Any, ...]) -> str:
+        """`candidate(...)`, each argument as MultiPL-E's translator writes it for the parameter's C++ type."""
+        if len(args) != len(signature.params):
+            raise Unrepresentable(f"arity: {len(args)} arguments for {len(signature.params)} parameters")
+        ellipsis = any(_has_ellipsis(t) for t in (*signature.param_types, signature.returns))
+        rendered = [_coerce(_literal(a, ellipsis), cpp_type(t)) for a, t in zip(args, signature.param_types, strict=True)]
+        return f"candidate({', '.join(rendered)})"
+
+    def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
+        """The sample as the test program has it, the `}` that closes its function, then the harness and its main."""
+        assert isinstance(problem.tests, CaseTests) and problem.tests.signature is not None
+        tests = test_program(problem).code
+        head, sep, _ = tests.partition("}\n")
+        close = head + sep if tests.lstrip().startswith("}") and sep else ""
+        found = re.search(r"\bauto\s+candidate\s*=\s*([A-Za-z_]\w*)\s*;", tests)
+        entry = found.group(1) if found else problem.entry_point
+        any_result = _mentions_any(problem.tests.signature.returns)
+        harness = (CASE_HARNESS.replace("__ANY_DECLARATION__", ANY_DECLARATION if any_result else "")
+                   .replace("__ANY_ENCODER__", ANY_ENCODER if any_result else ""))
+        cases = "\n".join(f"    try {{ assay_v({i}, {call}); }} catch (...) {{ assay_e({i}); }}" for i, call in enumerate(calls))
+        # `signed`, not `int`: a sample's `#define int long long` (competitive programmers' habit) leaves it alone.
+        main = (f"signed main() {{\n    auto candidate = {entry};\n{cases}\n    assay_emit(\"done {len(calls)}\\n\");\n"
+                "    std::cout.flush();\n    std::fflush(nullptr);\n    return 0;\n}\n")
+        program = self.as_completion(problem, code) + "\n" + close + harness + main
+        return {self.source: program.encode()}
+
+    def normalize(self, value: Any, t: Type) -> Any:
+        """Floats at float32: MultiPL-E's C++ declares every Python float a `float`, and its asserts compare
+        `candidate(...) == (0.1f)` in float, so 0.1 and float(0.1f) are equal there (and here)."""
+        return _float32(value)
+
+
+def _float32(value: Any) -> Any:
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return value
+        try:
+            return float(struct.unpack("f", struct.pack("f", value))[0])
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    if isinstance(value, list):
+        return [_float32(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_float32(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return {_float32(v) for v in value}
+    if isinstance(value, dict):
+        return {_float32(k): _float32(v) for k, v in value.items()}
+    return value
+
+
+def _mentions_any(t: Type) -> bool:
+    return t.kind == "any" or any(_mentions_any(a) for a in t.args)
+
+
+def _bare_kind(expected: str) -> str:
+    """What an assert's expected side is when MultiPL-E wrote it bare (it parenthesizes every other one)."""
+    if expected.startswith("("):
+        return ""
+    for prefix, kind in (("std::nullopt", "none"), ("std::make_tuple", "tuple"), ('"', "str"), ("true", "bool"), ("false", "bool"),
+                         ("std::vector", "list"), ("std::map", "dict"), ("std::optional", "optional")):
+        if expected.startswith(prefix):
+            return kind
+    return "number" if re.match(r"-?[0-9.]", expected) else "other"
+
+
+# ---------------------------------------------------------------- MultiPL-E's C++ literals
+#
+# Its translator (dataset_builder/humaneval_to_cpp.py) writes each literal bottom-up with the C++ type
+# of the Python value (ints `long`, floats `float`, a list's elements cast to its first element's type,
+# an empty list a std::vector<long>), then coerces the whole argument to the parameter's type: kept in
+# parentheses where the types agree, bare for unions, optionals, tuples and nullopt, else its leading
+# `Type(` replaced by the parameter's. These functions do the same, but for strings, which are escaped
+# (MultiPL-E writes quotes and backslashes raw), and nan and infinities, which it cannot write.
+
+INT64 = 2**63
+
+
+def cpp_type(t: Type) -> str:
+    """The C++ type MultiPL-E declares for a Python type."""
+    k = t.kind
+    scalars = {"str": "std::string", "int": "long", "float": "float", "bool": "bool", "none": "std::nullopt", "any": "std::any"}
+    if k in scalars:
+        return scalars[k]
+    if k in ("list", "vtuple"):
+        return f"std::vector<{cpp_type(t.args[0])}>"
+    if k == "tuple":
+        return f"std::tuple<{', '.join(cpp_type(a) for a in t.args)}>"
+    if k == "dict":
+        return f"std::map<{cpp_type(t.args[0])},{cpp_type(t.args[1])}>"
+    if k == "optional":
+        inner = t.args[0]
+        if inner.kind == "union":  # Union[a, b, None]: one union of three
+            return _union_name([*(cpp_type(a) for a in inner.args), "std::nullopt"])
+        return f"std::optional<{cpp_type(inner)}>"
+    if k == "union":
+        return _union_name([cpp_type(a) for a in t.args])
+    raise Unrepresentable(f"type: MultiPL-E's C++ has no {t}")
+
+
+def _union_name(types: list[str]) -> str:
+    return ("Union_" + "_".join(types)).replace("::", "_").replace("<", "_").replace(">", "_")
+
+
+def _has_ellipsis(t: Type) -> bool:
+    return t.kind == "vtuple" or any(_has_ellipsis(a) for a in t.args)
+
+
+_PRIMITIVE = ("float", "bool", "long")
+
+
+def _literal(value: Any, ellipsis: bool) -> tuple[str, str]:
+    """(code, its C++ type), as MultiPL-E's gen_literal / gen_list / gen_tuple / gen_dict write a Python value."""
+    if isinstance(value, bool):
+        return ("true" if value else "false"), "bool"
+    if isinstance(value, int):
+        if not -INT64 <= value < INT64:
+            raise Unrepresentable(f"int beyond 64 bits: {value}")
+        return (str(value) if value != -INT64 else "(-9223372036854775807L - 1)"), "long"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "std::numeric_limits<float>::quiet_NaN()", "float"
+        if math.isinf(value):
+            return ("" if value > 0 else "-") + "std::numeric_limits<float>::infinity()", "float"
+        return repr(value) + "f", "float"
+    if isinstance(value, str):
+        if "\0" in value:  # a C string would end at it
+            return f"std::string({cpp_string(value)}, {len(value.encode())})", "std::string"
+        return cpp_string(value), "std::string"
+    if value is None:
+        return "std::nullopt", "std::nullopt"
+    if isinstance(value, tuple) and not ellipsis:
+        items = [_literal(v, ellipsis) for v in value]
+        if not items:
+            return "std::make_tuple()", "std::tuple<long>"
+        types = f"std::tuple<{', '.join(t for _, t in items)}>"
+        if "std::nullopt" in ", ".join(c for c, _ in items):
+            other = next((t for _, t in items if t != "std::nullopt"), "long")
+            return f"std::make_tuple({', '.join(f'std::optional<{other}>({c})' for c, _ in items)})", types
+        return f"std::make_tuple({', '.join(c for c, _ in items)})", types
+    if isinstance(value, (list, tuple, set, frozenset)):
+        if isinstance(value, (set, frozenset)):
+            raise Unrepresentable(f"type: MultiPL-E's C++ has no sets: {value!r}"[:200])
+        items = [_literal(v, ellipsis) for v in value]
+        if not items:
+            return "std::vector<long>()", "std::vector<long>"
+        first = items[0][1]
+        same = all(t == first or t in _PRIMITIVE for _, t in items)
+        element = first if same else "std::any"
+        cast = (lambda c: c) if element == "std::any" else (lambda c: f"({element}){c}")
+        return f"std::vector<{element}>({{{', '.join(cast(c) for c, _ in items)}}})", f"std::vector<{first}>"
+    if isinstance(value, dict):
+        if not value:
+            return "std::map<long,long>()", "std::map<long,long>"
+        keys = [_literal(k, ellipsis) for k in value]
+        vals = [_literal(v, ellipsis) for v in value.values()]
+        map_type = f"std::map<{keys[0][1]},{vals[0][1]}>"
+        pairs = ", ".join(f"{{{k}, {v}}}" for (k, _), (v, _) in zip(keys, vals, strict=True))
+        return f"{map_type}({{{pairs}}})", map_type
+    raise Unrepresentable(f"type: {type(value).__name__} values: {value!r}"[:200])
+
+
+def _coerce(literal: tuple[str, str], expected: str) -> str:
+    """MultiPL-E's update_type: a literal as an argument (or expected value) of the declared C++ type."""
+    code, actual = literal
+    if expected.startswith("Union_"):
+        return code
+    if actual == expected:
+        return f"({code})"
+    if code.startswith(("std::make_tuple", "std::nullopt")) or "std::optional" in expected:
+        return code
+    head = re.match(r".+?\(", code)
+    coerced = f"{expected}({code})" if head is None else code.replace(head.group(0), expected + "(")
+    return "(" + coerced.replace("(())", "()") + ")"
+
+
+def cpp_string(text: str) -> str:
+    """A C++ string literal (octal escapes: a hex escape would swallow the digits after it)."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\{ord(ch):03o}")
+        elif 0xD800 <= ord(ch) <= 0xDFFF:
+            raise Unrepresentable(f"str: a lone surrogate in {text!r}"[:200])
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
 def pch_dir(toolchain: Toolchain) -> Path | None:

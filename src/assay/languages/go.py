@@ -15,20 +15,35 @@ version, outside the sandbox, from a trusted template importing the usual standa
 support slot of the toolchain cache: see assay.languages.support; shown to the sandbox read-only) is
 copied into the run's own /tmp/go-cache before the build: nothing written in one run reaches
 another. ASSAY_GO_SEED=0 turns it off.
+
+Cases (assay.judging.cases): the sample's file is the test program's less MultiPL-E's TestX (a test
+that uses the prompt's fmt and testing imports stands in for it, so they stay used: where MultiPL-E's
+own literals do not compile, the calls rendered for HumanEval+ still build). The second file's
+TestMain never calls m.Run: it evaluates each call under recover and writes each result to fd 3,
+encoded by walking its dynamic type with reflect. No flag is read (a sample's `func init()` appending
+`-test.run=^$` to os.Args selects nothing), and the harness names its packages by aliases of its own
+file. MultiPL-E compares fmt.Sprintf("%v") texts, which agree with Python's == on the values its
+tests hold (floats print shortest, maps sorted), but for lists of strings with spaces (["a b"] and
+["a", "b"] print alike) and -0.0: those Assay tells apart, as Python does.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
+import math
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain
+from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain, Unrepresentable
+from assay.languages.harness import NotSplittable, calls_after
 from assay.languages.support import build_once, digest, run_host, support_slot, switched_off
-from assay.problems import Problem, test_program
+from assay.problems import CaseTests, Problem, test_program
+from assay.values import Type
 
 MAIN_FILE = "main_test.go"
 HARNESS_FILE = "assay_main_test.go"
@@ -48,6 +63,136 @@ func TestMain(m *assay_testing.M) {{
 \tassay_os.Exit(0)
 }}
 """
+
+# The case harness (see assay.judging.records): a TestMain that never calls m.Run. Each result is walked
+# with reflect by its dynamic type (a tuple is a []interface{}), one record per case on fd 3.
+_CASE_HARNESS = """package {package}
+
+import (
+\tassay_fmt "fmt"
+\tassay_math "math"
+\tassay_os "os"
+\tassay_reflect "reflect"
+\tassay_strconv "strconv"
+\tassay_testing "testing"
+)
+
+var assay_channel = assay_os.NewFile(3, "assay-channel")
+
+func assay_emit(line []byte) {{
+\tif _, err := assay_channel.Write(line); err != nil {{
+\t\tassay_os.Exit(125) // the channel is gone: the records so far stand
+\t}}
+}}
+
+func assay_nan() float64 {{ return assay_math.NaN() }}
+
+func assay_inf(sign int) float64 {{ return assay_math.Inf(sign) }}
+
+func assay_string(b []byte, s string) []byte {{
+\tb = append(b, '"')
+\tfor i := 0; i < len(s); i++ {{
+\t\tc := s[i]
+\t\tswitch {{
+\t\tcase c == '"' || c == '\\\\':
+\t\t\tb = append(b, '\\\\', c)
+\t\tcase c < 0x20 || c == 0x7f:
+\t\t\tb = append(b, assay_fmt.Sprintf("\\\\u%04x", c)...)
+\t\tdefault:
+\t\t\tb = append(b, c)
+\t\t}}
+\t}}
+\treturn append(b, '"')
+}}
+
+func assay_encode(b []byte, v assay_reflect.Value) []byte {{
+\tif !v.IsValid() {{
+\t\treturn append(b, "null"...)
+\t}}
+\tswitch v.Kind() {{
+\tcase assay_reflect.Bool:
+\t\treturn assay_strconv.AppendBool(b, v.Bool())
+\tcase assay_reflect.Int, assay_reflect.Int8, assay_reflect.Int16, assay_reflect.Int32, assay_reflect.Int64:
+\t\treturn assay_strconv.AppendInt(b, v.Int(), 10)
+\tcase assay_reflect.Uint, assay_reflect.Uint8, assay_reflect.Uint16, assay_reflect.Uint32, assay_reflect.Uint64, assay_reflect.Uintptr:
+\t\treturn assay_strconv.AppendUint(b, v.Uint(), 10)
+\tcase assay_reflect.Float32, assay_reflect.Float64:
+\t\tf := v.Float()
+\t\tswitch {{
+\t\tcase f != f:
+\t\t\treturn append(b, "NaN"...)
+\t\tcase f > assay_math.MaxFloat64:
+\t\t\treturn append(b, "Infinity"...)
+\t\tcase f < -assay_math.MaxFloat64:
+\t\t\treturn append(b, "-Infinity"...)
+\t\t}}
+\t\treturn assay_strconv.AppendFloat(b, f, 'g', -1, 64) // the shortest text that reads back as the same float64
+\tcase assay_reflect.String:
+\t\treturn assay_string(b, v.String())
+\tcase assay_reflect.Slice, assay_reflect.Array:
+\t\tb = append(b, '[')
+\t\tfor i := 0; i < v.Len(); i++ {{
+\t\t\tif i > 0 {{
+\t\t\t\tb = append(b, ',')
+\t\t\t}}
+\t\t\tb = assay_encode(b, v.Index(i))
+\t\t}}
+\t\treturn append(b, ']')
+\tcase assay_reflect.Map:
+\t\tb = append(b, '[')
+\t\tfor i, it := 0, v.MapRange(); it.Next(); i++ {{
+\t\t\tif i > 0 {{
+\t\t\t\tb = append(b, ',')
+\t\t\t}}
+\t\t\tb = append(assay_encode(append(assay_encode(append(b, '['), it.Key()), ','), it.Value()), ']')
+\t\t}}
+\t\treturn append(b, ']')
+\tcase assay_reflect.Interface, assay_reflect.Pointer:
+\t\tif v.IsNil() {{
+\t\t\treturn append(b, "null"...)
+\t\t}}
+\t\treturn assay_encode(b, v.Elem())
+\t}}
+\tpanic("a result of type " + v.Type().String() + " is not plain data")
+}}
+
+func assay_run(i int, f func() interface{{}}) (line []byte) {{
+\tdone := false
+\tdefer func() {{
+\t\tif !done {{
+\t\t\tr := recover()
+\t\t\tmessage := []byte(assay_fmt.Sprint(r))
+\t\t\tfor j, c := range message {{
+\t\t\t\tif c == '\\n' || c == '\\r' {{
+\t\t\t\t\tmessage[j] = ' '
+\t\t\t\t}}
+\t\t\t}}
+\t\t\tif len(message) > 300 {{
+\t\t\t\tmessage = message[:300]
+\t\t\t}}
+\t\t\tline = append(append(assay_strconv.AppendInt(nil, int64(i), 10), " e "...), message...)
+\t\t\tline = append(line, '\\n')
+\t\t}}
+\t}}()
+\tline = assay_encode(append(assay_strconv.AppendInt(nil, int64(i), 10), " v "...), assay_reflect.ValueOf(f()))
+\tline = append(line, '\\n')
+\tdone = true
+\treturn line
+}}
+
+func TestMain(m *assay_testing.M) {{
+\tcandidate := {entry}
+\t_ = candidate
+{cases}
+\tassay_emit([]byte("done {count}\\n"))
+\t_ = assay_os.Stdout.Sync()
+\tassay_os.Exit(0)
+}}
+"""
+
+# In a case run, what MultiPL-E's TestX was to the sample's file: the user of its fmt and testing imports.
+# (Its table is not kept: where MultiPL-E's literals do not compile, the calls rendered for HumanEval+ would not build either.)
+_IMPORTS_USED = "func TestAssayCases(t *testing.T) {\n\t_ = fmt.Sprint\n}\n"
 
 SEED_ENV = "ASSAY_GO_SEED"  # in the sandbox: the seed cache to copy; on the host: "0" turns it off
 
@@ -128,6 +273,168 @@ class Go(Language):
     def wrap_tests(self, tests: str, marker: str) -> str:
         """Unchanged: TestMain (another file) maps a failed test to ASSERT_EXIT and prints the marker."""
         return tests
+
+    # ------------------------------------------------------------ cases
+
+    def test_calls(self, tests: str) -> list[tuple[str, str]] | None:
+        """The `candidate(...)` of each `{ actual: candidate(...), expected: ... },` of MultiPL-E's test table."""
+        try:
+            return [(call, "") for call in calls_after(tests, "{ actual:", quotes='"')]
+        except NotSplittable:
+            return None
+
+    def render_value(self, value: Any, t: Type) -> str:
+        """A Go literal as MultiPL-E writes it for a value of type t (tuples as []interface{})."""
+        return go_literal(value, t)
+
+    def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
+        """The sample's file as the test program has it, MultiPL-E's TestX replaced by a test that uses fmt and
+        testing as it did (else they would be imported and not used); a TestMain of the same package runs the cases."""
+        assert isinstance(problem.tests, CaseTests)
+        program = fix_header(code, problem.prompt) + "\n" + _IMPORTS_USED
+        match = _PACKAGE.search(program)
+        package = match.group(1) if match else "main"
+        tests = test_program(problem).code
+        found = re.search(r"\bcandidate\s*:=\s*([A-Za-z_]\w*)", tests)
+        entry = found.group(1) if found else problem.entry_point
+        cases = "\n".join(f"\tassay_emit(assay_run({i}, func() interface{{}} {{ return {call} }}))" for i, call in enumerate(calls))
+        harness = _CASE_HARNESS.format(package=package, entry=entry, cases=cases, count=len(calls))
+        return {MAIN_FILE: program.encode(), HARNESS_FILE: harness.encode()}
+
+
+def go_type(t: Type) -> str:
+    """The Go type MultiPL-E declares for a Python type (tuples are []interface{})."""
+    k = t.kind
+    scalars = {"int": "int", "float": "float64", "str": "string", "bool": "bool", "any": "interface{}"}
+    if k in scalars:
+        return scalars[k]
+    if k in ("list", "vtuple"):
+        return "[]" + go_type(t.args[0])
+    if k == "tuple":
+        return "[]interface{}"
+    if k == "dict":
+        return f"map[{go_type(t.args[0])}]{go_type(t.args[1])}"
+    raise Unrepresentable(f"type: MultiPL-E's Go has no {t}")
+
+
+def go_literal(value: Any, t: Type, boxed: bool = False) -> str:
+    """A Go expression of type t for a plain value, as MultiPL-E's translator writes it where that compiles:
+    `[]int{1, 2}`, `map[string]int{"a": 1}`, a tuple as `[]interface{}{1, "a"}`, an int as itself where a
+    float is wanted (a constant). Where MultiPL-E's would not (it types a non-empty list by its elements,
+    so [1, 2] at List[Any] is a []int; it writes quotes and backslashes in strings raw) the literal of the type.
+    `boxed`: the value is an item of an []interface{} (a tuple), where an optional's None is nil."""
+    k = t.kind
+    if k == "any":
+        return _dynamic(value)
+    if k == "optional" and boxed:  # in a tuple's []interface{}
+        return "nil" if value is None else go_literal(value, t.args[0], boxed)
+    if value is None:
+        raise Unrepresentable(f"None: where the type is {t}")
+    if k == "bool" and isinstance(value, bool):
+        return "true" if value else "false"
+    if k in ("int", "float") and isinstance(value, int) and not isinstance(value, bool):
+        if not -INT64 <= value < INT64:
+            raise Unrepresentable(f"int beyond 64 bits: {value}")
+        return str(value)
+    if k == "float" and isinstance(value, float):
+        return _float(value)
+    if k == "str" and isinstance(value, str):
+        return go_string(value)
+    if k in ("list", "vtuple") and isinstance(value, (list, tuple)):
+        return go_type(t) + "{" + ", ".join(go_literal(v, t.args[0]) for v in value) + "}"
+    if k == "tuple" and isinstance(value, (list, tuple)) and len(value) == len(t.args):
+        return "[]interface{}{" + ", ".join(go_literal(v, a, boxed=True) for v, a in zip(value, t.args, strict=True)) + "}"
+    if k == "dict" and isinstance(value, dict):
+        pairs = ", ".join(f"{go_literal(a, t.args[0])}: {go_literal(b, t.args[1])}" for a, b in value.items())
+        return go_type(t) + "{" + pairs + "}"
+    if k in ("optional", "union", "set", "none"):
+        raise Unrepresentable(f"type: MultiPL-E's Go has no {t}")
+    raise Unrepresentable(f"type: {value!r} is not a {t}"[:200])
+
+
+INT64 = 2**63
+_GO_LIST = re.compile(r"^\[\].*{.*\}$")
+
+
+def _float(value: float) -> str:
+    if math.isnan(value):
+        return "assay_nan()"
+    if math.isinf(value):
+        return "assay_inf(1)" if value > 0 else "assay_inf(-1)"
+    return repr(value)
+
+
+def _dynamic(value: Any) -> str:
+    """A value where the type is interface{}: MultiPL-E's literal, typed by its elements as its translator guesses
+    (a list of ints and floats is a []float64, of mixed kinds an []interface{}; empty ones are interface{} ones)."""
+    if value is None:
+        return "nil"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if not -INT64 <= value < INT64:
+            raise Unrepresentable(f"int beyond 64 bits: {value}")
+        return str(value)
+    if isinstance(value, float):
+        return _float(value)
+    if isinstance(value, str):
+        return go_string(value)
+    if isinstance(value, tuple):
+        return "[]interface{}{" + ", ".join(_dynamic(v) for v in value) + "}"
+    if isinstance(value, list):
+        if not value:
+            return "[]interface{}{}"
+        items = [_dynamic(v) for v in value]
+        return f"[]{_guess(items)}{{{', '.join(items)}}}"
+    if isinstance(value, dict):
+        if not value:
+            return "map[interface{}]interface{}{}"
+        keys = [_dynamic(k) for k in value]
+        vals = [_dynamic(v) for v in value.values()]
+        return f"map[{_guess(keys)}]{_guess(vals)}{{{', '.join(f'{k}: {v}' for k, v in zip(keys, vals, strict=True))}}}"
+    raise Unrepresentable(f"type: {type(value).__name__} values: {value!r}"[:200])
+
+
+def _kind(code: str) -> str:
+    """MultiPL-E's pytype_to_gotype: the Go type of a literal's text (a Python literal, or a Go slice literal)."""
+    try:
+        kind = type(ast.literal_eval(code))
+    except (ValueError, SyntaxError):
+        kind = type(None)
+    found = {int: "int", bool: "bool", str: "string", float: "float64"}.get(kind)
+    if found:
+        return found
+    return "[]int" if _GO_LIST.match(code) else "interface{}"  # MultiPL-E: "UNKNOWN", which does not compile
+
+
+def _guess(items: list[str]) -> str:
+    """MultiPL-E's get_type_pylist: the first item's type, float64 where the others are all numbers, else interface{}."""
+    first = _kind(items[0])
+    kinds = [_kind(c) for c in items[1:]]
+    if all(k == first for k in kinds):
+        return first
+    return "float64" if all(k in ("int", "float64") for k in kinds) else "interface{}"
+
+
+def go_string(text: str) -> str:
+    """A Go string literal."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        elif 0xD800 <= ord(ch) <= 0xDFFF:
+            raise Unrepresentable(f"str: a lone surrogate in {text!r}"[:200])
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
 def imported(code: str) -> dict[str, str | None]:
