@@ -7,9 +7,11 @@ For every problem (folder under src/assay/data/swift-suite/) this script
   ``func test_<name>() [async] throws``, the entry point named in signature.swift and reference.swift;
 * compiles prelude + context + signature + tests (the prompt's declarations must match what the
   tests call; the program is not run);
-* compiles and runs prelude + context + reference + tests + generated main: every test must PASS;
+* compiles and runs prelude + context + reference + tests + generated main, exactly as Assay builds
+  them (assay.languages.swift_units: per-build names, the run's tokens on stdin, the report on fd 3):
+  every test must pass, and the reference must be a solution Assay accepts (solution_violations);
 * compiles and runs each ``wrong/*.swift`` the same way: ``compile_error_*`` files must fail to
-  compile; the others must compile and fail at least one test (a FAIL line, or a crash / non-zero
+  compile; the others must compile and fail at least one test (a fail report, or a crash / non-zero
   exit status).
 
 Usage: check_swift_suite.py [-j N] [--keep] [--no-signature] [--repeat N] [--flags F] [PROBLEM_ID_OR_GLOB ...]
@@ -34,6 +36,9 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+from assay.languages.swift_units import read_report, solution_violations, unit_run  # noqa: E402
+
 SUITE = ROOT / "src" / "assay" / "data" / "swift-suite"
 PRELUDE = ROOT / "src" / "assay" / "languages" / "swift_prelude.swift"
 
@@ -48,7 +53,6 @@ TEST_RE = re.compile(r"^func[ \t]+(test_\w+)[ \t]*\([ \t]*\)[ \t]*(async[ \t]+)?
 TEST_LIKE_RE = re.compile(r"^[ \t]*(?:@\w+[ \t]+)*func[ \t]+(test\w*)", re.M)
 ID_RE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 IMPORT_RE = re.compile(r"^\s*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)", re.M)
-REPORT_RE = re.compile(r"^ASSAY-TEST (\S+) (PASS|FAIL)(?: (.*))?$")
 
 # Every one of these feature tags must be used by at least one problem.
 REQUIRED_FEATURES = {
@@ -60,24 +64,6 @@ REQUIRED_FEATURES = {
 }
 BENCHMARK_FIELDS = ("name", "version", "language", "description", "licence", "compile_flags")
 PROBLEM_FIELDS = ("title", "entry_point", "level", "tags", "imports")
-
-
-def generate_main(tests_source: str) -> str:
-    """The generated main.swift: runs every test found by TEST_RE, in source order."""
-    lines = [
-        "// Generated: runs each test in order, one ASSAY-TEST line per test.",
-        "import Foundation",
-        "var assayFailed = 0",
-    ]
-    for m in TEST_RE.finditer(tests_source):
-        name, is_async = m.group(1), bool(m.group(2))
-        call = f"try await {name}()" if is_async else f"try {name}()"
-        lines.append(
-            f'do {{ {call}; assayReport("{name}", nil) }} '
-            f'catch {{ assayFailed += 1; assayReport("{name}", error) }}'
-        )
-    lines.append("exit(assayFailed == 0 ? 0 : 1)")
-    return "\n".join(lines) + "\n"
 
 
 @dataclass
@@ -195,17 +181,18 @@ def validate_problem(pdir: Path) -> Problem:
     return p
 
 
-def run_program(exe: Path, cwd: Path) -> tuple[int | None, str, str]:
-    """Runs a test program with a fresh TMPDIR; rc is None on timeout."""
+def run_program(exe: Path, cwd: Path, stdin: bytes) -> tuple[int | None, str, str, bytes]:
+    """Runs a test program with a fresh TMPDIR, its tokens on stdin and fd 3 to a file; rc is None on timeout."""
     run_tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=cwd))
     env = dict(os.environ, TMPDIR=str(run_tmp) + "/")
+    channel = cwd / "channel.out"
+    argv = ["/bin/sh", "-c", 'exec "$0" 3>"$1"', str(exe), str(channel)]
     try:
-        rp = subprocess.run([str(exe)], cwd=cwd, capture_output=True, encoding="utf-8", errors="replace",
-                            timeout=RUN_TIMEOUT_S, env=env, stdin=subprocess.DEVNULL)
-        return rp.returncode, rp.stdout, rp.stderr
+        rp = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=RUN_TIMEOUT_S, env=env, input=stdin)
+        return rp.returncode, rp.stdout.decode(errors="replace"), rp.stderr.decode(errors="replace"), channel.read_bytes()
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        return None, out, ""
+        return None, out, "", channel.read_bytes() if channel.exists() else b""
     finally:
         shutil.rmtree(run_tmp, ignore_errors=True)
 
@@ -214,19 +201,23 @@ def run_job(job: Job, pdir: Path, flags: list[str], swiftc: str, keep: bool, rep
     start = time.monotonic()
     tmp = Path(tempfile.mkdtemp(prefix=f"swiftsuite-{job.problem}-"))
     try:
-        files = [tmp / "prelude.swift"]
-        shutil.copyfile(PRELUDE, files[0])
-        if (pdir / "context.swift").is_file():
-            files.append(tmp / "context.swift")
-            shutil.copyfile(pdir / "context.swift", files[-1])
-        files.append(tmp / "solution.swift")
-        shutil.copyfile(job.solution, files[-1])
+        context = (pdir / "context.swift").read_text(encoding="utf-8") if (pdir / "context.swift").is_file() else ""
         tests_src = (pdir / "tests.swift").read_text(encoding="utf-8")
-        files.append(tmp / "tests.swift")
-        files[-1].write_text(tests_src, encoding="utf-8")
-        if job.expect != "compile-only":
-            files.append(tmp / "main.swift")
-            files[-1].write_text(generate_main(tests_src), encoding="utf-8")
+        solution = job.solution.read_text(encoding="utf-8")
+        if job.expect == "pass":
+            refused = solution_violations(solution, context)
+            if refused:
+                return JobResult(job, False, "refused by Assay: " + "; ".join(refused), seconds=time.monotonic() - start)
+        # Exactly as Assay builds it (assay.languages.swift_units), in the order of Swift.build_command.
+        unit = unit_run(tests_src, solution, context)
+        order = ["prelude.swift", "context.swift", "solution.swift", "tests.swift", "main.swift"]
+        if job.expect == "compile-only":
+            order.remove("main.swift")
+        files = []
+        for name in order:
+            if name in unit.files:
+                (tmp / name).write_bytes(unit.files[name])
+                files.append(tmp / name)
         exe = tmp / "program"
         cmd = [swiftc, *flags, *(str(f) for f in files), "-o", str(exe)]
         if job.expect == "compile-only":
@@ -253,23 +244,24 @@ def run_job(job: Job, pdir: Path, flags: list[str], swiftc: str, keep: bool, rep
         # must fail each time. The first disagreeing run is the one reported.
         runs = max(1, repeat)
         for _ in range(runs):
-            rc, out, errout = run_program(exe, tmp)
-            if (rc != 0) if job.expect == "pass" else (rc == 0):
+            fresh = unit_run(tests_src, solution, context)  # fresh tokens for every run (the binary keeps its build's names)
+            rc, out, errout, channel = run_program(exe, tmp, fresh.stdin)
+            report = read_report(channel, fresh)
+            passed = rc == 0 and report.ended and not report.forged and all(ok for _, ok, _ in report.results)
+            if not passed if job.expect == "pass" else passed:
                 break
         took = time.monotonic() - start
         if runs > 1:
             took /= runs
-        reports: dict[str, tuple[str, str]] = {}
-        for ln in out.splitlines():
-            m = REPORT_RE.match(ln)
-            if m:
-                reports[m.group(1)] = (m.group(2), m.group(3) or "")
-        names = [m.group(1) for m in TEST_RE.finditer(tests_src)]
+        names = unit.tests
+        reports = {name: ("PASS" if ok else "FAIL", message) for name, ok, message in report.results}
         failed = [n for n in names if reports.get(n, ("", ""))[0] == "FAIL"]
         missing = [n for n in names if n not in reports]
-        detail = f"exit={rc}\nstdout:\n{out}\nstderr:\n{errout[-3000:]}"
+        detail = f"exit={rc}\nstdout:\n{out}\nstderr:\n{errout[-3000:]}\nchannel:\n{channel.decode(errors='replace')}"
+        if report.forged:
+            return JobResult(job, job.expect != "pass", f"channel: {report.forged}", detail, took)
         if job.expect == "pass":
-            if rc == 0 and not failed and not missing:
+            if passed:
                 return JobResult(job, True, f"{len(names)}/{len(names)} pass", seconds=took)
             why = []
             if rc is None:
@@ -281,7 +273,7 @@ def run_job(job: Job, pdir: Path, flags: list[str], swiftc: str, keep: bool, rep
                 why.append(f"no report for {', '.join(missing)}")
             return JobResult(job, False, "; ".join(why), detail, took)
         # expect == "fail"
-        if rc == 0 and not failed and not missing:
+        if passed:
             return JobResult(job, False, "passes every test, but should fail", detail, took)
         if failed:
             n = failed[0]
@@ -386,7 +378,7 @@ def main() -> int:
         bad += not ok
         status = "ok" if ok else ("; ".join(p.errors) if p.errors else
                                   "; ".join(f"{r.job.name}: {r.summary}" for r in rs if not r.ok))
-        print(f"{p.pid:<28} {str(p.meta.get('level', '?')):<8} {len(p.tests):>5}  {sig:<4} {ref:<5} "
+        print(f"{p.pid:<28} {p.meta.get('level', '?')!s:<8} {len(p.tests):>5}  {sig:<4} {ref:<5} "
               f"{sum(r.ok for r in wr)}/{len(wr):<14} {status}")
     n_func = sum(1 for p in problems if p.meta.get("level") == "function")
     print("-" * len(header))

@@ -13,7 +13,27 @@ from assay.benchmarks import load_benchmark
 from assay.problems import Status
 from assay.sandbox import get_sandbox
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import LanguageSpec, benchmark
+from tests.languages._common import STRLEN, LanguageSpec, benchmark
+
+# A body prefix: `put` writes a string to fd 3 (Glibc is imported by the tests' prefix and the harness).
+FD3 = "    func put(_ s: String) { var b = Array(s.utf8); _ = write(3, &b, b.count) }\n"
+MARKER_HUNT = (
+    "    for path in [\"/proc/self/exe\", \"main.swift\", CommandLine.arguments[0]] {\n"
+    "        guard let f = fopen(path, \"rb\") else { continue }\n"
+    "        var bytes: [UInt8] = []\n        var c = fgetc(f)\n"
+    "        while c != EOF { bytes.append(UInt8(c)); c = fgetc(f) }\n        fclose(f)\n"
+    "        let text = String(decoding: bytes, as: UTF8.self)\n"
+    "        for piece in text.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != \"-\" }) where piece.hasPrefix(\"ASSAY\") {\n"
+    "            print(piece)\n        }\n    }\n    exit(0)\n"
+)
+PIDFD = (
+    "    return -1\n}\n@_silgen_name(\"syscall\") func assaySyscall(_ n: Int, _ a: Int, _ b: Int, _ c: Int) -> Int\n"
+    "func strlenUnused() {\n"
+    "    let pidfd = assaySyscall(434, Int(getppid()), 0, 0)  // pidfd_open\n"
+    "    for fd in 0..<64 {\n        let got = assaySyscall(438, pidfd, fd, 0)  // pidfd_getfd\n"
+    "        if got >= 0 { var b = Array(\"0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n\".utf8); _ = write(Int32(got), &b, b.count) }\n    }\n"
+    "}\nlet assayRunFirst: Void = strlenUnused()\nfunc assayUnused() {\n"
+)
 
 SPEC = LanguageSpec(
     language="swift",
@@ -41,6 +61,41 @@ SPEC = LanguageSpec(
     # Glibc's fopen (the tests import Glibc): String.write needs Foundation, whose import a splice would drop.
     hostile_write=lambda target: f'    if let f = fopen("{target}", "w") {{ fputs("x", f); fclose(f) }}\n    return string.count\n',
     floods=('    while true { print(String(repeating: "x", count: 1000)) }\n',),
+    hostile={
+        # exit 0 before the harness runs: no records
+        "early exit": (STRLEN, "    exit(0)\n"),
+        # records of its own on fd 3, each case "right" as far as the doctest tells, and the harness's done line
+        "forged records": (STRLEN, f"{FD3}    for i in 0..<3 {{ put(\"\\(i) v 3\\n\") }}\n    put(\"done 3\\n\")\n    exit(0)\n"),
+        # the old marker: whatever looks like one in its own source and binary, printed, then exit 0
+        "marker from source and binary": (STRLEN, MARKER_HUNT),
+        # MultiPL-E's assert and == replaced by ones that always hold (they no longer decide anything)
+        "always equal": (STRLEN, "    return -1\n}\nfunc == (l: Int, r: Int) -> Bool { return true }\n"
+                                 "func assert(_ c: @autoclosure () -> Bool, _ m: @autoclosure () -> String = String(), "
+                                 "file: StaticString = #file, line: UInt = #line) {}\nfunc assayUnused() {\n"),
+        # exit replaced: a harness that could not report would still end with status 0
+        "stubbed exit": (STRLEN, "    return -1\n}\nfunc exit(_ code: Int32) -> Never { while true {} }\nfunc assayUnused() {\n"),
+        # top-level code between the prompt's function and the harness runs first: forged records, exit 0
+        "code before the harness": (STRLEN, f"    return -1\n}}\nlet assayFirst: Void = {{\n{FD3}    put(\"0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n\")\n"
+                                             "    exit(0)\n}()\nfunc assayUnused() {\n"),
+        # write(2) shadowed by a top-level function: the harness's records swallowed, a done line of its own
+        "shadowed write": (STRLEN, "    return -1\n}\nfunc write(_ fd: Int32, _ buf: UnsafeRawPointer?, _ n: Int) -> Int {\n"
+                                   "    if fd != 3 { return Glibc.write(fd, buf, n) }\n"
+                                   "    var b = Array(\"0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n\".utf8)\n"
+                                   "    _ = Glibc.write(3, &b, b.count)\n    Glibc.exit(0)\n}\nfunc assayUnused() {\n"),
+        # the harness's encoder replaced (a redeclaration: it does not build)
+        "shadowed encoder": (STRLEN, '    return -1\n}\nfunc assayInt(_ v: Int) -> String { return "0" }\nfunc assayUnused() {\n'),
+        # a C main of its own instead of the program's
+        "own main": (STRLEN, f"    return -1\n}}\n@_cdecl(\"main\") func assayMain(_ argc: Int32, _ argv: UnsafeMutableRawPointer?) -> Int32 {{\n"
+                             f"{FD3}    put(\"0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n\")\n    return 0\n}}\nfunc assayUnused() {{\n"),
+        # the parent's descriptors (the trusted init's) through pidfd_getfd, each written to
+        "parent descriptors": (STRLEN, PIDFD),
+        # sleeps past the run's wall limit without using CPU
+        "sleeps": (STRLEN, "    usleep(60_000_000)\n    return string.count\n"),
+    },
+    hostile_status={"sleeps": Status.TIMEOUT, "early exit": Status.FAILED, "forged records": Status.FAILED,
+                    "shadowed encoder": Status.COMPILE_ERROR, "own main": Status.COMPILE_ERROR},
+    render_agreement=0.99,  # 2343 of 2343 measured
+    round_trip_skip={"mbpp_237_check_occurences": "MultiPL-E's prompt has a dict keyed by tuples, which are not Hashable in Swift"},
 )
 
 
@@ -83,3 +138,44 @@ def test_the_module_cache_can_be_turned_off(language, monkeypatch) -> None:  # t
 
     monkeypatch.setenv("ASSAY_SWIFT_MODULE_CACHE", "off")
     assert module_cache(language.toolchain()) is None
+
+
+@pytest.mark.slow
+def test_the_harness_encodes_exactly(language) -> None:  # type: ignore[no-untyped-def]
+    """Results at the edges of each type come back through fd 3 as exactly the values they are."""
+    import math
+
+    from assay import values
+    from assay.judging.records import read_records
+    from tests.languages._common import sandbox_for
+
+    problems = {**benchmark(SPEC.bench).problems, **benchmark(SPEC.mbpp_bench).problems}
+    checks = {
+        "HumanEval_13_greatest_common_divisor": [("Int.max", 2**63 - 1), ("Int.min", -(2**63)), ("-0", 0)],
+        "HumanEval_12_longest": [('"a\\"b\\\\c\\n\\t\\r\\u{1}\\u{7f}é😀"', 'a"b\\c\n\t\r\x01\x7fé😀'), ("nil", None), ('""', "")],
+        "HumanEval_21_rescale_to_unit": [("[0.1, -0.0, 1e-300, 5e+20, 1.0 / 3.0, Double.greatestFiniteMagnitude]",
+                                          [0.1, -0.0, 1e-300, 5e20, 1 / 3, 1.7976931348623157e308]),
+                                         ("[Double.nan, Double.infinity, -Double.infinity]", None), ("[] as [Double]", [])],
+        "mbpp_730_consecutive_duplicates": [('[1, "a", 2.5, true, [1, [2] as [AnyHashable]] as [AnyHashable]] as [AnyHashable]',
+                                             [1, "a", 2.5, True, [1, [2]]])],
+        "HumanEval_111_histogram": [('["a" : 1, "b" : 2]', {"a": 1, "b": 2}), ("[:] as [String : Int]", {})],
+        "HumanEval_136_largest_smallest_integers": [("(nil, 3)", (None, 3)), ("(-1, nil)", (-1, None))],
+        "HumanEval_137_compare_one": [(".doubleValue(2.5)", 2.5), (".stringValue(\"2,3\")", "2,3"), (".intValue(1)", 1), ("nil", None)],
+        "HumanEval_103_rounded_avg": [('.success("0b11")', "0b11"), (".failure(-1)", -1)],
+    }
+    box = sandbox_for("swift")
+    for pid, cases in checks.items():
+        problem = problems[pid]
+        returns = problem.tests.signature.returns
+        calls = [call for call, _ in cases]
+        result = language.run_program(box, problem, language.case_files(problem, problem.prompt + language.stub, calls),
+                                      language.limits, language.toolchain(), channel_bytes=1 << 20)
+        records = read_records(result.channel, len(calls))
+        assert records.done and not records.forged, (pid, result.stderr[-2000:], result.channel)
+        for (call, want), (kind, wire) in zip(cases, records.results, strict=True):
+            got = values.decode(values.parse_wire(wire), returns)
+            if want is None and isinstance(got, list):  # nan and the infinities
+                assert math.isnan(got[0]) and got[1:] == [math.inf, -math.inf], (call, wire)
+                continue
+            same_types = isinstance(got, dict) or repr(got) == repr(want)  # -0.0, 1 vs 1.0 and True vs 1 apart (a dict's order is Swift's)
+            assert kind == "v" and got == want and same_types, (pid, call, wire, got)

@@ -21,6 +21,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from assay import values
@@ -333,12 +334,14 @@ def judging_digest(language: str) -> str:
     from assay.languages import REGISTRY
 
     names = ["assay.languages.base", "assay.languages.harness", "assay.judging.records", "assay.judging.cases", "assay.values"]
+    files = [Path(importlib.import_module(name).__file__ or "") for name in names]
     if language in REGISTRY:
-        names.append(REGISTRY[language][0])
+        plugin = Path(importlib.import_module(REGISTRY[language][0]).__file__ or "")
+        # The plugin and its own helper files (swift_cases.py, swift_prelude.swift, ...).
+        files += [plugin, *sorted(plugin.parent.glob(plugin.stem + "_*"))]
     h = hashlib.sha256()
-    for name in names:
-        module = importlib.import_module(name)
-        h.update(open(module.__file__ or "", "rb").read())  # noqa: SIM115 - read once per process
+    for path in files:
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -5,6 +5,12 @@ modules): about 2.3 of 2.6 CPU seconds for a program that imports Foundation. As
 cache once per machine on the host, from its own sample program, in a private /tmp (the cache
 remembers its own path), and each build copies it into the sandbox's /tmp/module-cache. A module
 the copy lacks is simply built as before; without the cache every build is as slow as a cold one.
+
+MultiPL-E's problems are judged as cases (assay.languages.swift_cases): the sample, the test
+section's prefix, then a harness that encodes each call's result under the declared type and
+writes it to fd 3; the trusted side compares. Hand-written unit-test suites (runner "units") run
+their tests in the sample's process, reporting per-test tokens that only stdin carries
+(assay.languages.swift_units).
 """
 
 from __future__ import annotations
@@ -15,13 +21,18 @@ import os
 import re
 import shlex
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, RunLimits, Toolchain
+from assay.languages import swift_cases, swift_units
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, RunLimits, Toolchain, ToolchainMissing, build_failure, run_failure
+from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
-from assay.problems import Problem, test_program
+from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict, test_program
 from assay.sandbox._limits import find_tool
+from assay.sandbox.base import Sandbox, SandboxResult
+from assay.values import Signature, Type
 
 MODULE_CACHE = "/tmp/module-cache"  # inside the sandbox; the recorded cache must have been built at this path
 MODULE_CACHE_ENV = "ASSAY_SWIFT_MODULE_CACHE"  # "off" builds every program with a cold cache
@@ -75,23 +86,82 @@ class Swift(BraceLanguage):
             return head + sep + ASSERT_SHIM + rest + f'\nprint("{marker}")\n'
         return ASSERT_SHIM + tests + f'\nprint("{marker}")\n'
 
+    # ------------------------------------------------------------ cases (judged on the trusted side)
+
+    def test_calls(self, tests: str) -> list[tuple[str, str]] | None:
+        """MultiPL-E's `assert(f(x: ...) == expected)` lines: the call, verbatim, up to its closing parenthesis."""
+        calls: list[tuple[str, str]] = []
+        for line in tests.splitlines():
+            if not line.startswith("assert("):
+                continue
+            name = re.match(r"assert\(([A-Za-z_]\w*)\(", line)
+            if name is None:
+                return None
+            try:
+                end = balanced(line, name.end() - 1, quotes='"')
+            except NotSplittable:
+                return None
+            if not line[end:].startswith(" == "):
+                return None
+            calls.append((line[len("assert(") : end], ""))
+        return calls
+
+    def render_value(self, value: Any, t: Type) -> str:
+        """MultiPL-E's Swift literal (see assay.languages.swift_cases)."""
+        return swift_cases.render(value, t)
+
+    def render_call(self, signature: Signature, args: tuple[Any, ...]) -> str:
+        """`f(a: 1, b: [2])`: Swift calls carry argument labels."""
+        return swift_cases.render_call(signature, args)
+
+    def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
+        """main.swift: the sample as the program path splices it, the test section's prefix (it closes the
+        prompt's function and defines MultiPL-E's `==` for arrays of tuples), then the case harness."""
+        assert isinstance(problem.tests, CaseTests) and problem.tests.signature is not None
+        tests = test_program(problem).code
+        first = re.search(r"^assert\(", tests, re.M)
+        prefix = tests[: first.start()] if first else tests
+        harness = swift_cases.case_harness(problem.tests.signature.returns, calls)
+        return {self.source: (self.as_completion(problem, code) + "\n" + prefix + harness).encode()}
+
     # ------------------------------------------------------------ hand-written suites (runner "units")
 
-    def files(self, problem: Problem, code: str, marker: str) -> dict[str, bytes]:
-        """MultiPL-E: one main.swift. Unit-test suites: prelude + context + solution + tests + a generated main."""
-        if test_program(problem).runner != "units":
-            return super().files(problem, code, marker)
+    def unit_solution(self, problem: Problem, code: str) -> str:
+        """solution.swift of a unit-test suite: what a completion added to the prompt, less a repeated context."""
         if code.startswith(problem.prompt):  # a completion-style sample continues the prompt: keep what it added
             code = code[len(problem.prompt) :]
-        files = {
-            "prelude.swift": PRELUDE.read_bytes(),
-            "solution.swift": drop_repeated_context(code, problem.context).encode(),
-            "tests.swift": test_program(problem).code.encode(),
-            "main.swift": unit_main(test_program(problem).code, marker).encode(),
-        }
-        if problem.context.strip():
-            files["context.swift"] = problem.context.encode()
-        return files
+        return drop_repeated_context(code, problem.context)
+
+    def unit_run(self, problem: Problem, code: str) -> swift_units.UnitRun:
+        """The files, stdin and tokens of one run of a unit-test suite (fresh names and tokens each time)."""
+        return swift_units.unit_run(test_program(problem).code, self.unit_solution(problem, code), problem.context)
+
+    def files(self, problem: Problem, code: str, marker: str) -> dict[str, bytes]:
+        """MultiPL-E: one main.swift. Unit-test suites: prelude + context + solution + tests + a generated main
+        (whose report needs the run's tokens on stdin: `judge` gives them)."""
+        if test_program(problem).runner != "units":
+            return super().files(problem, code, marker)
+        return self.unit_run(problem, code).files
+
+    def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: RunLimits | None = None) -> Verdict:
+        """Unit-test suites are judged from the tokens each passing test reports (assay.languages.swift_units);
+        everything else as the base class judges it."""
+        if isinstance(problem.tests, CaseTests) or test_program(problem).runner != "units":
+            return super().judge(sandbox, problem, code, limits)
+        limits = limits or self.limits
+        try:
+            toolchain = self.toolchain()
+        except ToolchainMissing as exc:
+            return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
+        self.prepare(toolchain)
+        solution = self.unit_solution(problem, code)
+        refused = swift_units.solution_violations(solution, problem.context)
+        if refused:
+            return Verdict(Status.FAILED, message="failed: the solution could subvert the tests it runs with: " + "; ".join(refused[:3]),
+                           tests=[TestDetail("solution", Status.FAILED, "\n".join(refused))])
+        run = swift_units.unit_run(test_program(problem).code, solution, problem.context)
+        result = self.run_program(sandbox, problem, run.files, limits, toolchain, stdin=run.stdin, channel_bytes=UNIT_CHANNEL_BYTES)
+        return unit_verdict(result, run, limits)
 
     def build_command(self, problem: Problem) -> str | None:
         """Unit-test suites compile several files with the suite's flags (Swift 5 mode, one frontend process)."""
@@ -143,21 +213,42 @@ def _record_module_cache(work: Path, swiftc: str, bwrap: str) -> None:
         (work / name).unlink()
 
 
-PRELUDE = Path(__file__).with_name("swift_prelude.swift")
-TEST_FUNC = re.compile(r"^func[ \t]+(test_\w+)[ \t]*\([ \t]*\)[ \t]*(async[ \t]+)?throws[ \t]*\{", re.M)
+UNIT_CHANNEL_BYTES = 64 * 1024
 
 
-def unit_main(tests: str, marker: str) -> str:
-    """main.swift: every `func test_*() [async] throws` in source order, one ASSAY-TEST line each; a failed
-    test exits with ASSERT_EXIT, and the marker is printed only after all of them passed."""
-    lines = ["import Foundation", "var assayFailed = 0"]
-    for match in TEST_FUNC.finditer(tests):
-        name, is_async = match.group(1), bool(match.group(2))
-        call = f"try await {name}()" if is_async else f"try {name}()"
-        lines.append(f'do {{ {call}; assayReport("{name}", nil) }} catch {{ assayFailed += 1; assayReport("{name}", error) }}')
-    lines.append(f"if assayFailed > 0 {{ exit({ASSERT_EXIT}) }}")
-    lines.append(f'print("{marker}")')
-    return "\n".join(lines) + "\n"
+def unit_verdict(result: SandboxResult, run: swift_units.UnitRun, limits: RunLimits) -> Verdict:
+    """A unit-test run's verdict: the build's status, then test by test in order (the first that failed
+    decides), then how the run ended (a crash, a timeout, an exit before the last test or without status 0)."""
+    failure = build_failure(result, limits)
+    if failure is not None:
+        return failure
+    output = result.stdout.decode("utf-8", "replace")
+    duration = result.wall_seconds
+    report = swift_units.read_report(result.channel, run)
+    if report.forged:
+        return Verdict(Status.FAILED, message=f"failed: the result channel holds data no harness wrote ({report.forged})",
+                       duration_s=duration, stdout=output[-4000:])
+    details = [TestDetail(name, Status.PASSED if ok else Status.FAILED, message) for name, ok, message in report.results]
+    phase = next(p for p in result.phases if p.name == "run")
+    how = f"exit status {phase.exit_code}" if phase.exit_code is not None else f"signal {phase.signal}"
+    failed = next(((name, message) for name, ok, message in report.results if not ok), None)
+    if failed is not None:
+        return Verdict(Status.FAILED, message=f"failed: {failed[0]}: {failed[1][:300]}", tests=details, duration_s=duration, stdout=output[-4000:])
+    if not report.ended:
+        ended = run_failure(result, limits, output)
+        if ended is not None:
+            ended.tests = details
+            return ended
+        missing = run.tests[len(report.results)] if len(report.results) < len(run.tests) else "the end line"
+        details.append(TestDetail(missing, Status.RUNTIME_ERROR if phase.exit_code != 0 else Status.FAILED, how))
+        if phase.exit_code == 0:
+            return Verdict(Status.FAILED, message=f"failed: exited with status 0 before {missing} ran", tests=details,
+                           duration_s=duration, stdout=output[-4000:])
+        return Verdict(Status.RUNTIME_ERROR, message=f"runtime error ({how}) in {missing}", tests=details, duration_s=duration, stdout=output[-4000:])
+    if not phase.ok:
+        return Verdict(Status.RUNTIME_ERROR, message=f"runtime error ({how}) after its last test", tests=details, duration_s=duration,
+                       stdout=output[-4000:])
+    return Verdict(Status.PASSED, message="passed", tests=details, duration_s=duration)
 
 
 def drop_repeated_context(code: str, context: str) -> str:
@@ -168,7 +259,7 @@ def drop_repeated_context(code: str, context: str) -> str:
     for block in re.split(r"\n\s*\n", context.strip()):
         # Imports are never removed: the solution may need them itself.
         body = "\n".join(line for line in block.strip().splitlines() if not line.strip().startswith("import ")).strip()
-        if not body or body.startswith("//") and "\n" not in body:
+        if not body or (body.startswith("//") and "\n" not in body):
             continue
         pattern = r"\s+".join(re.escape(tok) for tok in body.split())
         out = re.sub(pattern, "", out)
