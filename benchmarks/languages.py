@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/languages.py [--languages swift,rust,...] [--per-language 20] [--workers 2]
     .venv/bin/python benchmarks/languages.py --swifteval     # SwiftEval's setting: 28 problems x 20 samples
     .venv/bin/python benchmarks/languages.py --bare          # also MultiPL-E's own commands, bare, side by side
+    .venv/bin/python benchmarks/languages.py --paths         # judged as cases against the program path, side by side
 
 MultiPL-E has no reference solutions outside Python, so the per-language workload is the canary's
 program (prompt + stub + the real tests): a full build of the real test code plus a run. The
@@ -20,6 +21,7 @@ what MultiPL-E's evaluation does inside its container, minus the container.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import glob
 import os
 import subprocess
@@ -130,6 +132,31 @@ def bare_run(language: str, programs: list[str], workers: int) -> tuple[float, d
     return elapsed, counts
 
 
+def as_programs(bench):  # type: ignore[no-untyped-def]
+    """The same benchmark judged the old way: MultiPL-E's own test section, in the sample's process."""
+    problems = {pid: dataclasses.replace(p, tests=test_program(p)) for pid, p in bench.problems.items()}
+    return dataclasses.replace(bench, name=bench.name + " (program)", problems=problems)
+
+
+def paths(names: list[str], n: int, workers: int) -> None:
+    """Cases (the harness reports outputs, Assay compares) against the program path, side by side."""
+    print("| language | programs | program path: wall s | cases: wall s | cases ÷ program (time) | cases statuses |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for name in names:
+        language = get_language(name)
+        try:
+            language.toolchain()
+        except ToolchainMissing as exc:
+            print(f"| {name} | missing: {exc} | | | | |")
+            continue
+        bench = load_benchmark(f"multipl-e/humaneval-{SHORT.get(name, name)}", data_dir=DATA)
+        problems = list(bench.problems.values())[:n]
+        samples = [RawSample(p.id, 0, None, p.prompt + language.stub, i) for i, p in enumerate(problems)]
+        program, _ = timed_run(as_programs(bench), samples, workers)
+        cases, counts = timed_run(bench, samples, workers)
+        print(f"| {name} | {len(samples)} | {program:.1f} | {cases:.1f} | {cases / program:.2f} | {counts} |", flush=True)
+
+
 def per_language(names: list[str], n: int, workers: int, bare: bool = False) -> None:
     head = "| language | toolchain | programs | wall s | programs/s | statuses |"
     if bare:
@@ -172,9 +199,12 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--swifteval", action="store_true")
     parser.add_argument("--bare", action="store_true", help="also time MultiPL-E's own commands on the host")
+    parser.add_argument("--paths", action="store_true", help="cases against the program path (MultiPL-E's test section), side by side")
     args = parser.parse_args()
     if args.swifteval:
         swifteval(args.workers)
+    elif args.paths:
+        paths([n for n in args.languages.split(",") if n], args.per_language, args.workers)
     else:
         per_language([n for n in args.languages.split(",") if n], args.per_language, args.workers, args.bare)
     return 0

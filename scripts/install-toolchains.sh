@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   bubblewrap
   g++ gdc golang-go openjdk-17-jdk-headless scala mono-mcs nodejs node-typescript
-  php-cli ruby lua5.4 lua-unit perl libtest-deep-perl r-base-core racket bash
+  php-cli ruby lua5.4 lua-unit perl libtest-deep-perl r-base-core racket bash bc
   elixir clojure ghc ocaml
 )
 # shellcheck disable=SC2206

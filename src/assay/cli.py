@@ -230,6 +230,10 @@ def show(result, name: str, elapsed: float) -> None:  # type: ignore[no-untyped-
         err.print(f"[yellow]defective problem[/] {pid}: reference solution {message}")
     for pid, message in result.notes.items():
         err.print(f"[yellow]note[/] {pid}: {message}")
+    if result.program_judged:
+        reasons = sorted(set(result.program_judged.values()))
+        err.print(f"[yellow]note[/] {len(result.program_judged)} problems are program-judged (their tests ran in the sample's process, "
+                  f"not as cases): {'; '.join(reasons)[:300]}")
 
 
 # ---------------------------------------------------------------- models: generate and run
@@ -498,12 +502,31 @@ def canary(
 
 
 @app.command()
-def benchmarks() -> None:
-    """List the benchmarks Assay knows."""
-    from assay.benchmarks import benchmark_names
+def benchmarks(
+    names: Annotated[list[str] | None, typer.Argument(help="With --details: only these benchmarks (default: every humaneval-plus/<lang> and mbpp-plus/<lang>).")] = None,
+    details: Annotated[bool, typer.Option("--details", help="Per benchmark: problems, cases kept and left out (and why), program-judged problems.")] = False,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Downloads and cached results.")] = None,
+) -> None:
+    """List the benchmarks Assay knows (--details: what each holds, language by language)."""
+    from assay.benchmarks import UnknownBenchmark, benchmark_names
 
-    for name in benchmark_names():
-        console.print(name)
+    if not details:
+        for name in benchmark_names():
+            console.print(name)
+        return
+    from assay.benchmarks import details as bench_details
+    from assay.benchmarks.plus_languages import benchmark_names as plus_names
+
+    wanted = names or plus_names()
+    try:
+        rows = bench_details.details(wanted, data_dir=data_dir, cache_dir=cache_dir)
+    except UnknownBenchmark as exc:
+        fail(str(exc))
+        return
+    print(bench_details.markdown(rows))
+    if all(r.unavailable for r in rows):
+        raise typer.Exit(1)
 
 
 @app.command()

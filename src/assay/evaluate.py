@@ -14,7 +14,7 @@ from assay.benchmarks._fetch import sha256_file
 from assay.execution import Executor, Settings, hash_samples
 from assay.languages import toolchains_record
 from assay.metrics import PassAtK, failure_breakdown, score_pass_at_k, status_counts
-from assay.problems import Benchmark, CaseTests, Status, Verdict
+from assay.problems import Benchmark, CaseTests, Status, Verdict, judged_as
 from assay.samples import RawSample, split_known, write_jsonl
 from assay.sandbox.base import Sandbox
 from assay.store import RunStore, VerdictCache
@@ -34,6 +34,7 @@ class Evaluation:
     notes: dict[str, str] = field(default_factory=dict)
     missing_k: dict[str, list[int]] = field(default_factory=dict)
     by_language: dict[str, dict[str, int]] = field(default_factory=dict)  # language -> status counts
+    program_judged: dict[str, str] = field(default_factory=dict)  # problem -> why its tests ran as a program, not as cases
 
     def to_json(self) -> dict[str, Any]:
         """Machine-readable scores with the full run configuration."""
@@ -47,6 +48,7 @@ class Evaluation:
                 lang: {"status_counts": counts, "failure_shares": failure_breakdown(counts)} for lang, counts in self.by_language.items()
             },
             "n_samples": self.n_samples,
+            "program_judged": self.program_judged,
             "unknown_task_ids": self.unknown_tasks,
             "defective_problems": self.defects,
             "problem_notes": self.notes,
@@ -177,9 +179,12 @@ def score_run(
             row["solution"] = solution
         if completion is not None:
             row["completion"] = completion
+        judged, why = judged_as(benchmark.problems[task_id])
         row.update(
             {
                 "sample_index": idx,
+                "judged": judged,
+                **({"judged_why": why} if why else {}),
                 "passed": verdict.passed,
                 "result": verdict.message,
                 "status": verdict.status.value,
@@ -207,6 +212,8 @@ def score_run(
         results_path=results_path,
         missing_k=missing,
         by_language={lang: status_counts(st) for lang, st in sorted(per_language.items())},
+        program_judged={pid: why for pid in sorted({r["task_id"] for r in rows}) for kind, why in [judged_as(benchmark.problems[pid])]
+                        if kind == "program-judged"},
     )
 
 

@@ -107,6 +107,17 @@ class Problem:
         return self.reference if self.extra.get("reference_is_program") else self.prompt + self.reference
 
 
+def judged_as(problem: Problem) -> tuple[str, str]:
+    """How a problem's tests decide verdicts: ("cases", ""), ("program", "") or ("program-judged", why):
+    tests a benchmark gives as cases elsewhere that this problem's language runs as a program, in the sample's process."""
+    tests = problem.tests
+    if isinstance(tests, CaseTests):
+        return "cases", ""
+    if tests.why:
+        return "program-judged", tests.why
+    return "program", ""
+
+
 def test_program(problem: Problem) -> ProgramTests:
     """A problem's tests as a program: its ProgramTests, or the benchmark's own program behind its cases."""
     tests = problem.tests

@@ -177,7 +177,12 @@ def js_numbers(value: Any) -> Any:
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):
-        return value if abs(value) <= MAX_SAFE_INT else int(float(value))
+        if abs(value) <= MAX_SAFE_INT:
+            return value
+        try:
+            return int(float(value))
+        except OverflowError:
+            raise Unrepresentable(f"int beyond a double: {value.bit_length()} bits") from None
     if isinstance(value, list):
         return [js_numbers(v) for v in value]
     if isinstance(value, tuple):

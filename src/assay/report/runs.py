@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from assay.evaluate import suite_flags
 from assay.metrics import PassAtK, score_pass_at_k
-from assay.problems import Benchmark, Status, Verdict
+from assay.problems import Benchmark, Status, Verdict, judged_as
 from assay.store import RunStore
 
 RUN_DB = "run.sqlite"
@@ -294,6 +294,11 @@ def load_run(
     skipped = sum(1 for s in samples if s.status == Status.SKIPPED.value)
     if skipped:
         notes.append(f"{skipped} samples were skipped (toolchain missing) and are not scored")
+    if bench is not None:
+        judged = {pid for pid in {s.task_id for s in samples} if pid in bench.problems and judged_as(bench.problems[pid])[0] == "program-judged"}
+        if judged:
+            notes.append(f"{len(judged)} problems are program-judged (their tests ran in the sample's process, not as cases): "
+                         + ", ".join(sorted(judged)[:5]) + (" ..." if len(judged) > 5 else ""))
     if not suites:
         raise ReportError(f"{run_dir} has no scored samples (all {len(samples)} were skipped); install the toolchain and rerun")
     n_covered = len({t for flags in suites.values() for t in flags})
