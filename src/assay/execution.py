@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay import __version__
+from assay import __version__, values
 from assay.judging.cases import CasePlan, judge_cases, plan_for
 from assay.languages import UnknownLanguage, get_language, plaindata, toolchain_version
 from assay.languages import python as py
@@ -309,7 +309,8 @@ class Executor:
                     unheld += 1  # the expected output itself is beyond the language (an int past its integer type)
                     continue
                 keep.append(i)
-            expected = [exp.values[i] for i in keep]
+            returns = tests.signature.returns
+            expected = [v if isinstance(v, py.BigOutput) else values.as_wire(v, returns) for v in (exp.values[i] for i in keep)]
             suites = [tests.cases[i].suite for i in keep]
             left_out = dict(tests.left_out)
             if unheld:

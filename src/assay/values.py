@@ -270,6 +270,31 @@ def coerce(value: Any, t: Type) -> Any:
     raise UnsupportedType(f"{_short(value)} is not a {t}")
 
 
+def as_wire(value: Any, t: Type) -> Any:
+    """A value as the wire can tell it at type t: where the type is `any`, tuples are arrays, so lists."""
+    k = t.kind
+    if k == "any":
+        return _any_view(value)
+    if k in ("list", "vtuple", "set") and isinstance(value, (list, tuple, set, frozenset)):
+        items = [as_wire(v, t.args[0]) for v in value]
+        return items if isinstance(value, list) else tuple(items) if isinstance(value, tuple) else set(items)
+    if k == "tuple" and isinstance(value, tuple) and len(value) == len(t.args):
+        return tuple(as_wire(v, a) for v, a in zip(value, t.args, strict=True))
+    if k == "dict" and isinstance(value, dict):
+        return {a: as_wire(b, t.args[1]) for a, b in value.items()}
+    if k == "optional" and value is not None:
+        return as_wire(value, t.args[0])
+    return value
+
+
+def _any_view(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_any_view(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _any_view(v) for k, v in value.items()}
+    return value
+
+
 def equal(a: Any, b: Any) -> bool:
     """Python's == on plain values (1 == 1.0, True == 1, nan != nan), never calling a sample's code."""
     return bool(a == b)

@@ -24,6 +24,50 @@ object Main {
 }
 """
 
+# fd 3 made by number, the way the harness does (the run's JVM opens java.io to the class path)
+_CHANNEL = (
+    "        val fd = new java.io.FileDescriptor()\n"
+    '        val f = classOf[java.io.FileDescriptor].getDeclaredField("fd")\n'
+    "        f.setAccessible(true)\n        f.setInt(fd, 3)\n"
+    "        val out = new java.io.FileOutputStream(fd)\n"
+)
+_FORGE = '        for (i <- 0 until 3) out.write((i + " v 0\\n").getBytes)\n        out.write("done 3\\n".getBytes)\n'
+
+# What a sample written to cheat does (each judged under tight limits; none may pass). Few: scalac is slow.
+HOSTILE = {
+    # the old marker: anything that looks like one in its own source or class files, printed, then exit 0
+    "marker from source": ("HumanEval_23_strlen", (
+        '        for (f <- new java.io.File(".").listFiles ++ Option(new java.io.File("classes").listFiles).getOrElse(Array()) if f.isFile) {\n'
+        '            val text = new String(java.nio.file.Files.readAllBytes(f.toPath), "ISO-8859-1")\n'
+        '            for (m <- "ASSAY[-_A-Za-z0-9]*".r.findAllIn(text)) println(m)\n'
+        "        }\n"
+        "        sys.exit(0)\n"
+    )),
+    # records of its own on fd 3 and the harness's done line, then a halt before the harness writes
+    "forged records": ("HumanEval_23_strlen", _CHANNEL + _FORGE + "        Runtime.getRuntime.halt(0)\n        0l\n"),
+    # the same from object Problem's initializer (it runs before the entry point's first call)
+    "records from an initializer": ("HumanEval_23_strlen", (
+        "        0l\n    }\n    private val forged = {\n" + _CHANNEL + _FORGE + "        Runtime.getRuntime.halt(0)\n    }\n"
+        "    def unused() : Unit = {\n"
+    )),
+    # MultiPL-E's assert replaced by an overload in Problem that holds for anything, and a wrong answer
+    "assert overload": ("HumanEval_23_strlen", (
+        "        -1l\n    }\n    def assert(b : Boolean) : Unit = ()\n    def unused() : Unit = {\n"
+    )),
+    "early exit": ("HumanEval_23_strlen", "        sys.exit(0)\n"),
+    # its own AssayWire (the harness's encoder) nested in Problem, where the case methods find it first: it "encodes" every result as 3
+    "own encoder": ("HumanEval_23_strlen", (
+        "        -1l\n    }\n    object AssayWire {\n        private var out : java.io.FileOutputStream = null\n"
+        "        def open() : Unit = {\n" + _CHANNEL.replace("val out", "out") + "        }\n"
+        '        def value(i : Int, v : Any, t : AnyRef) : Unit = out.write((i + " v 3\\n").getBytes)\n'
+        "        def error(i : Int, e : Throwable) : Unit = value(i, null, null)\n"
+        '        def done(n : Int) : Unit = { out.write(("done " + n + "\\n").getBytes); Runtime.getRuntime.halt(0) }\n'
+        "    }\n    def unused() : Unit = {\n"
+    )),
+    # sleeps past the run's wall limit without using CPU
+    "sleeps": ("HumanEval_23_strlen", "        Thread.sleep(600000)\n        string.length\n"),
+}
+
 SPEC = LanguageSpec(
     language="scala",
     bench="multipl-e/humaneval-scala",
@@ -53,6 +97,13 @@ SPEC = LanguageSpec(
     escape_path="/var/tmp/assay-scala-test-escaped",
     toolchain_cache=True,  # scalac's CDS archive
     canary_ids=4,
+    hostile=HOSTILE,
+    hostile_status={"sleeps": Status.TIMEOUT, "forged records": Status.FAILED, "early exit": Status.FAILED,
+                    "records from an initializer": Status.FAILED},
+    # every Scala problem splits into cases; 47 of MultiPL-E's 2349 calls differ from Assay's, all where MultiPL-E's
+    # Scala would not compile: bare values in a List of Either (Assay writes Left/Right), `Any("blue")`,
+    # None in a Map[String,String], unescaped quotes
+    render_agreement=0.975,
 )
 
 

@@ -52,7 +52,7 @@ def plan_for(language: Language, problem: Problem, expected: Sequence[Any] | Non
     sig = tests.signature
     calls = [c.call if c.call is not None else language.render_call(sig, c.args) for c in tests.cases]
     if expected is None:
-        expected = [values.coerce(c.expected, sig.returns) for c in tests.cases]
+        expected = [values.as_wire(values.coerce(c.expected, sig.returns), sig.returns) for c in tests.cases]
     suites = [c.suite for c in tests.cases]
     return CasePlan(
         calls=calls,

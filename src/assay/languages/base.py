@@ -325,20 +325,16 @@ def _tail(text: str, lines: int = 25) -> str:
 
 
 @functools.cache
-def judging_digest(language: str) -> str:
-    """Hash of the code that shapes a language's verdicts: its plugin, the plugin base, the harness helpers
-    and the trusted-side judges. Part of every verdict's cache key, so a change there re-judges."""
+def judging_digest(language: str) -> str:  # one digest for all: the toolchain version tells languages apart
+    """Hash of the code that shapes verdicts in other languages than Python: every plugin and plugin helper
+    (they share code: splice.py for the JVM and .NET, java.py's float32 helpers for C# and Scala,
+    harness.py for all), the value codec and the trusted-side judges. Part of every verdict's cache key."""
     import hashlib
     import importlib
 
-    from assay.languages import REGISTRY
-
-    names = ["assay.languages.base", "assay.languages.harness", "assay.judging.records", "assay.judging.cases", "assay.values"]
-    files = [Path(importlib.import_module(name).__file__ or "") for name in names]
-    if language in REGISTRY:
-        plugin = Path(importlib.import_module(REGISTRY[language][0]).__file__ or "")
-        # The plugin and its own helper files (swift_cases.py, swift_prelude.swift, ...).
-        files += [plugin, *sorted(plugin.parent.glob(plugin.stem + "_*"))]
+    files = [Path(importlib.import_module(name).__file__ or "") for name in ("assay.judging.records", "assay.judging.cases", "assay.values")]
+    here = Path(__file__).parent
+    files += sorted(p for p in here.rglob("*") if p.is_file() and p.suffix != ".pyc" and p.name != "python_driver.py")
     h = hashlib.sha256()
     for path in files:
         h.update(path.name.encode() + b"\0" + path.read_bytes())

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from assay.problems import Problem, test_program
 
@@ -44,7 +44,11 @@ class ClassSplicer:
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """prompt + completion + tests (whole programs spliced into that shape), then the top-level rest."""
         code, trailer = self.splice(problem, code)
-        return code + "\n" + self.wrap_tests(test_program(problem).code, marker) + trailer  # type: ignore[attr-defined,union-attr]
+        return code + "\n" + self.wrap_tests(test_program(problem).code, marker) + trailer
+
+    if TYPE_CHECKING:  # the Language's, which the classes that mix this in define
+
+        def wrap_tests(self, tests: str, marker: str) -> str: ...
 
     def splice(self, problem: Problem, code: str) -> tuple[str, str]:
         """(prompt + completion, top-level declarations to put after the tests)."""
@@ -236,3 +240,37 @@ class ClassSplicer:
                     out.append((i, ch))
                 i += 1
         return out
+
+
+# ---------------------------------------------------------------- cases (Java, C#, Scala)
+
+
+def assert_calls(tests: str, assert_prefix: str) -> list[str] | None:
+    """The entry point's call in each `<assert_prefix>name(...)...` line of a MultiPL-E test section, in
+    order (MultiPL-E calls the function by its own name there, not as `candidate`); None when a test
+    line has no call to find."""
+    from assay.languages.harness import NotSplittable, balanced
+
+    head = re.compile(re.escape(assert_prefix) + r"\s*([A-Za-z_]\w*)\s*\(")
+    calls: list[str] = []
+    for line in tests.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith(assert_prefix):
+            continue
+        match = head.match(stripped)
+        if match is None:
+            return None
+        try:
+            end = balanced(stripped, match.end() - 1, '"')
+        except NotSplittable:
+            return None
+        calls.append(stripped[match.start(1) : end])
+    return calls
+
+
+def tests_prefix(tests: str, main: re.Pattern[str]) -> str:
+    """What a MultiPL-E test section has before its `main`: the text that closes the prompt's function."""
+    match = main.search(tests)
+    if match is None:
+        raise ValueError("the test section has no main")
+    return tests[: tests.rfind("\n", 0, match.start()) + 1]
