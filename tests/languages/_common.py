@@ -104,7 +104,7 @@ class LanguageSpec:
     floods: tuple[str, ...]  # bodies for `probe` that print without end: under TIGHT limits, each is stopped (see flood_*)
     probe: str = STRLEN  # the problem of the chat reply and of the hostile programs
     chat_probe: str | None = None  # the chat reply's problem, where it is not `probe`
-    whole_prefix: str | None = None
+    whole_prefix: str | tuple[str, ...] | None = None
     extra: Mapping[str, tuple[str, str, bool]] = dataclasses.field(default_factory=dict)  # the module's own: name -> (problem id, body, tight)
     prejudge: bool = False  # judge every program up front, two at a time (slow builds), rather than each in its test
     tight_write: bool = False  # the write attempt runs under TIGHT limits too

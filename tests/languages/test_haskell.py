@@ -22,6 +22,50 @@ EARLY_EXIT = (
 UNSAFE_IO = "import Control.Exception (SomeException, try)\nimport System.IO.Unsafe (unsafePerformIO)\n\nstrlen :: String -> Int\n"
 
 
+FD3 = "import qualified GHC.IO.Handle.FD as FD\nimport System.IO\n"
+# Every MultiPL-E result guessed as 3, then the harness's done line.
+FORGED = '"0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n"'
+HOSTILE = {
+    # exit 0 before the harness reports a case
+    "early exit": "import System.Exit (exitSuccess)\nimport System.IO.Unsafe (unsafePerformIO)\n\nstrlen :: String -> Int\nstrlen _ = unsafePerformIO exitSuccess\n",
+    # records of its own on fd 3, then exit 0
+    "forged records": (FD3 + "import System.Exit (exitSuccess)\nimport System.IO.Unsafe (unsafePerformIO)\n\nstrlen :: String -> Int\n"
+                       f"strlen _ = unsafePerformIO $ do\n  h <- FD.fdToHandle 3\n  hPutStr h {FORGED}\n  hFlush h\n  exitSuccess\n"),
+    # MultiPL-E's `==` replaced: every check passes
+    "Prelude hiding ((==))": ("import Prelude hiding ((==), (/=))\n\n(==) :: a -> a -> Bool\n_ == _ = True\n\n(/=) :: a -> a -> Bool\n_ /= _ = False\n\n"
+                              "strlen :: String -> Int\nstrlen s = length s + 1\n"),
+    # its own main, made the entry point by a pragma
+    "main redirected": ('{-# OPTIONS_GHC -main-is Main.hijack #-}\n' + FD3 + "\nstrlen :: String -> Int\nstrlen s = length s + 1\n\n"
+                        f"hijack :: IO ()\nhijack = do\n  h <- FD.fdToHandle 3\n  hPutStr h {FORGED}\n  hFlush h\n"),
+    # build-time code (Template Haskell): records on fd 3 (closed in the build), and the harness's module rewritten
+    "Template Haskell at build time": (
+        "{-# LANGUAGE TemplateHaskell #-}\nimport Control.Exception (SomeException, try)\nimport Language.Haskell.TH (runIO)\n" + FD3
+        + "\nstrlen :: String -> Int\nstrlen s = length s + 1\n\n"
+        f"$(runIO (do\n    _ <- try (FD.fdToHandle 3 >>= \\h -> hPutStr h {FORGED} >> hFlush h) :: IO (Either SomeException ())\n"
+        '    writeFile "AssayMain.hs" "module AssayMain (main) where\\nimport qualified GHC.IO.Handle.FD as FD\\nimport System.IO\\n'
+        'main :: IO ()\\nmain = FD.fdToHandle 3 >>= \\\\h -> hPutStr h \\"0 v 3\\\\n1 v 3\\\\n2 v 3\\\\ndone 3\\\\n\\" >> hFlush h\\n"\n'
+        "  ) >> return [])\n"),
+    # the old marker: whatever looks like one in the sources, printed, then exit 0
+    "marker from source": ("import Data.List (isInfixOf)\nimport System.Exit (exitSuccess)\nimport System.IO.Unsafe (unsafePerformIO)\n\n"
+                           "strlen :: String -> Int\nstrlen _ = unsafePerformIO $ do\n"
+                           '  src <- concat <$> mapM readFile ["Main.hs", "AssayMain.hs"]\n'
+                           '  mapM_ putStrLn (filter ("ASSAY" `isInfixOf`) (lines src))\n  exitSuccess\n'),
+    # a value that is not an Int at all
+    "unsafeCoerce result": 'import Unsafe.Coerce (unsafeCoerce)\n\nstrlen :: String -> Int\nstrlen _ = unsafeCoerce "three"\n',
+    # pidfd_open on every visible process (the trusted init too), pidfd_getfd of their fds, a forged done in each
+    "parent's fds": (
+        "import Control.Exception (SomeException, try)\nimport Control.Monad (forM_, void, when)\nimport Foreign.C.Types (CLong (..))\n" + FD3 + "import System.IO.Unsafe (unsafePerformIO)\n\n"
+        'foreign import ccall unsafe "syscall" c_syscall :: CLong -> CLong -> CLong -> CLong -> IO CLong\n\n'
+        "strlen :: String -> Int\nstrlen s = unsafePerformIO steal `seq` length s + 1\n\n"
+        "steal :: IO ()\nsteal = forM_ [1 .. 64] $ \\pid -> do\n  p <- c_syscall 434 pid 0 0\n"
+        "  when (p >= 0) $ forM_ [0 .. 30] $ \\fd -> do\n    d <- c_syscall 438 p fd 0\n"
+        "    when (d >= 0) $ void (try (FD.fdToHandle (fromIntegral d) >>= \\h -> hPutStr h \"done 3\\n\" >> hFlush h) :: IO (Either SomeException ()))\n"),
+    # sleeps past the run's wall limit without using CPU
+    "sleeps": ("import Control.Concurrent (threadDelay)\nimport System.IO.Unsafe (unsafePerformIO)\n\nstrlen :: String -> Int\n"
+               "strlen s = unsafePerformIO (threadDelay 600000000) `seq` length s\n"),
+}
+
+
 def writes_to(target: Path) -> str:  # the write fails (caught); the tests run
     return UNSAFE_IO + f'strlen s = unsafePerformIO (try (writeFile "{target}" "x") :: IO (Either SomeException ())) `seq` length s\n'
 
@@ -52,11 +96,15 @@ SPEC = LanguageSpec(
     ),
     hostile_write=writes_to,
     floods=(UNSAFE_IO + "strlen s = unsafePerformIO (mapM_ putStrLn (repeat (replicate 1000 'x'))) `seq` length s\n",),
-    # A completion (it starts with its imports) stands alone: a whole program.
-    whole_prefix="import ",
+    # A completion that starts with its imports (or its pragmas) stands alone: a whole program.
+    whole_prefix=("import ", "{-#"),
     # After the prompt: the body, then a demo main.
     extra={"echoed": (STRLEN, ' length string\n\nmain :: IO ()\nmain = print (strlen "abc")\n', False)},
     prejudge=True,
+    hostile={name: (STRLEN, body) for name, body in HOSTILE.items()},
+    hostile_status={"sleeps": Status.TIMEOUT, "early exit": Status.FAILED, "forged records": Status.FAILED},
+    # MultiPL-E's own bugs: quotes left unescaped in strings, a raw newline in one, an empty Float list as [.0].
+    render_agreement=0.99,
 )
 
 

@@ -8,7 +8,49 @@ from __future__ import annotations
 
 from assay.problems import Status
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import LanguageSpec
+from tests.languages._common import STRLEN, LanguageSpec
+
+# fd 3 as a port, as the harness opens it; every MultiPL-E result guessed as 3, then the done line.
+FD3 = "(require ffi/unsafe/port)\n(define assay-forged (unsafe-file-descriptor->port 3 'forged '(write)))\n"
+FORGED = '"0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n"'
+# pidfd_open of every process it can see (the trusted init too), pidfd_getfd of each of their fds, a forged done in each.
+PIDFD = (
+    "(require ffi/unsafe)\n(define sys (get-ffi-obj \"syscall\" #f (_fun _long _long _long _long -> _long)))\n"
+    "(define c-write (get-ffi-obj \"write\" #f (_fun _int _bytes _size -> _long)))\n"
+    "(for* ([pid (in-range 1 65)] [p (in-value (sys 434 pid 0 0))] #:when (>= p 0) [fd (in-range 0 31)])\n"
+    "  (define d (sys 438 p fd 0))\n  (when (>= d 0) (c-write d #\"done 3\\n\" 7)))\n"
+)
+HOSTILE = {
+    # exit 0 before the harness reports a case
+    "early exit": "  (exit 0))\n",
+    # records of its own on fd 3 from the module's top level, then exit 0
+    "forged records": "  (string-length string))\n" + FD3 + f"(write-string {FORGED} assay-forged)\n(flush-output assay-forged)\n(exit 0)\n",
+    # rackunit's check-within and Racket's equal? made to agree with anything
+    "check-within and equal? replaced": ("  (+ 1 (string-length string)))\n(define-syntax-rule (check-within a b e) (void))\n"
+                                         "(define (equal? a b) #t)\n(define (= . xs) #t)\n"),
+    # exit stubbed, so a harness that exits on a failure would carry on
+    "stubbed exit": "  (+ 1 (string-length string)))\n(exit-handler (lambda (code) (void)))\n(define (exit . _) (void))\n",
+    # an #%app macro of its own: every application after it (the harness's too, were they implicit) returns 3
+    "#%app hijacked": ("  (string-length string))\n(require (for-syntax racket/base) (only-in racket/base [#%app base-app]))\n"
+                       "(define-syntax (#%app stx) (syntax-case stx () [(_ f . args) #'(base-app (lambda xs 3) . args)]))\n"),
+    # build-time code (raco make expands the module): records on fd 3 (closed in the build), and the
+    # harness's module rewritten before it is compiled
+    "build-time code": (
+        "  (+ 1 (string-length string)))\n(require (for-syntax racket/base ffi/unsafe/port))\n(begin-for-syntax\n"
+        f"  (with-handlers ([void void]) (let ([p (unsafe-file-descriptor->port 3 'forged '(write))]) (write-string {FORGED} p) (flush-output p)))\n"
+        "  (with-handlers ([void void])\n    (with-output-to-file \"assay-case.rkt\" #:exists 'replace\n"
+        "      (lambda () (write-string \"#lang racket/base\\n(require ffi/unsafe/port)\\n(provide run)\\n"
+        "(define (run t ts) (define p (unsafe-file-descriptor->port 3 'x '(write))) (for ([i (in-naturals)] [_ ts]) (fprintf p \\\"~a v 3\\\\n\\\" i))"
+        " (fprintf p \\\"done ~a\\\\n\\\" (length ts)) (flush-output p) (exit 0))\\n\")))))\n"
+    ),
+    # the old marker: whatever looks like one in its source and compiled code, printed, then exit 0
+    "marker from source": ("  (for ([f '(\"main.rkt\" \"compiled/main_rkt.zo\")])\n"
+                           "    (with-handlers ([void void]) (for ([l (file->lines f)] #:when (regexp-match? #rx\"ASSAY\" l)) (displayln l))))\n  (exit 0))\n"),
+    # the trusted init's descriptors taken with pidfd_getfd (Racket's FFI), a forged done in each
+    "parent's fds": "  (+ 1 (string-length string)))\n" + PIDFD,
+    # sleeps past the run's wall limit without using CPU
+    "sleeps": "  (sleep 600)\n  (string-length string))\n",
+}
 
 SPEC = LanguageSpec(
     language="racket",
@@ -35,4 +77,9 @@ SPEC = LanguageSpec(
     hostile_write=lambda target: f'  (with-handlers ([void void]) (with-output-to-file "{target}" (lambda () (display "x"))))\n  (string-length string))\n',
     floods=("  (let loop () (displayln (make-string 1000 #\\x)) (loop)))\n",),
     prejudge=True,
+    hostile={name: (STRLEN, body) for name, body in HOSTILE.items()},
+    hostile_status={"sleeps": Status.TIMEOUT, "early exit": Status.FAILED, "forged records": Status.FAILED},
+    # MultiPL-E's own bugs: quotes left unescaped in strings, lists inside a #hash literal (quoted data
+    # there, `(list 6.2 70)` a list of a symbol and two numbers), Python's ints where the type says float.
+    render_agreement=0.99,
 )
