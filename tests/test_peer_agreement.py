@@ -117,6 +117,13 @@ def assay_verdicts(benchmark: str, samples: Path, data_dir: Path, run_dir: Path)
     return verdicts
 
 
+def _at_the_limit(model: str) -> set[Key]:
+    """Listed samples whose verdict sits at the calibrated CPU limit: it may go either way from run to run
+    (the reference's CPU time, which sets the limit, is measured on the same machine), so only the listed
+    direction is checked, not that it happens."""
+    return {(e["task_id"], e["sample_index"], e["benchmark"]) for e in _known() if e["model"] == model and e["reason"] == "cpu-timeout-calibration"}
+
+
 def _describe(key: Key, assay: bool, peer: bool) -> str:
     task_id, index, label = key
     return f"{label} {task_id} #{index}: assay {'pass' if assay else 'fail'}, peer {'pass' if peer else 'fail'}"
@@ -146,7 +153,7 @@ def test_verdicts_agree_with_peers_or_are_explained(model: str, benchmark_name: 
         if e["model"] == model and e["benchmark"] in labels
     }
     unexplained = [_describe(k, *v) for k, v in found.items() if listed.get(k) != v]
-    vanished = [_describe(k, *v) for k, v in listed.items() if found.get(k) != v]
+    vanished = [_describe(k, *v) for k, v in listed.items() if found.get(k) != v and k not in _at_the_limit(model)]
     n = len(wanted)
     summary = f"{model} on {benchmark}: {n - len(found)}/{n} verdicts agree with the peers"
     assert not unexplained, f"{summary}; not explained in {KNOWN_FILE.name}:\n" + "\n".join(unexplained)

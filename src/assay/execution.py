@@ -305,16 +305,27 @@ class Executor:
                     continue
                 try:
                     language.render_value(language.normalize(exp.values[i], tests.signature.returns), tests.signature.returns)
-                except Unrepresentable:
+                except (Unrepresentable, ValueError, OverflowError):
                     unheld += 1  # the expected output itself is beyond the language (an int past its integer type)
                     continue
                 keep.append(i)
+            # Inputs the language cannot tell apart (3 and 3.0 at a float parameter render the same call) but
+            # whose labels differ: no sample can satisfy both, so none is kept.
+            by_call: dict[str, list[int]] = {}
+            for i in keep:
+                by_call.setdefault(tests.cases[i].call or repr(tests.cases[i].args), []).append(i)
+            clash = {i for group in by_call.values() if len(group) > 1
+                     for i in group if any(not _same_label(exp.values[i], exp.values[j]) for j in group)}
+            keep = [i for i in keep if i not in clash]
             returns = tests.signature.returns
             expected = [v if isinstance(v, py.BigOutput) else values.as_wire(v, returns) for v in (exp.values[i] for i in keep)]
             suites = [tests.cases[i].suite for i in keep]
             left_out = dict(tests.left_out)
+            if clash:
+                left_out["inputs the language cannot tell apart, with different outputs"] = len(clash)
             if unheld:
                 left_out["an expected output the language cannot hold"] = unheld
+                self.notes[problem.id] = f"{unheld} of {len(tests.cases)} cases left out: {language.display} cannot hold their expected outputs"
             kept = dataclasses.replace(problem, tests=dataclasses.replace(tests, cases=tuple(tests.cases[i] for i in keep),
                                                                           left_out=tuple(sorted(left_out.items()))))
             made = (kept, plan_for(language, kept, expected=expected, atols=suite_atols(expected, suites, tests.atol)))
@@ -504,6 +515,13 @@ class Executor:
             future.add_done_callback(functools.partial(_finish_later, finish, h))
         for future in inflight.values():
             future.result()  # waits, and surfaces a crash in the judge
+
+
+def _same_label(a: Any, b: Any) -> bool:
+    """Whether two labels are the same output (digests for huge ones, == for the rest)."""
+    if isinstance(a, py.BigOutput) or isinstance(b, py.BigOutput):
+        return bool(a == b)
+    return values.equal(a, b)
 
 
 def _finish_later(finish: Callable[[str, Future[Verdict]], None], h: str, future: Future[Verdict]) -> None:

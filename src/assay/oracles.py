@@ -110,13 +110,14 @@ def suite_atols(expected: Sequence[Any], suites: Sequence[str], atol: float) -> 
     return result
 
 
-def compare_output(out: Any, exp: Any, *, atol: float, oracle: str | None, args: tuple[Any, ...]) -> bool:
+def compare_output(out: Any, exp: Any, *, atol: float, oracle: str | None, args: tuple[Any, ...], rtol: float = 1e-07) -> bool:
     """Whether output `out` is accepted for expected `exp` on inputs `args`, as EvalPlus 0.3.1 judges.
 
     Order of rules, as in evalplus/eval/__init__.py `unsafe_execute`:
     exact `out == exp`; then the special oracle; then, if `atol == 0` and `exp` is float-valued,
     atol = 1e-6; if not yet accepted and atol != 0: same type, same length for list/tuple, and
-    `np.allclose(out, exp, rtol=1e-07, atol=atol)`. Any exception means "not accepted".
+    `np.allclose(out, exp, rtol=1e-07, atol=atol)`. Any exception means "not accepted". `rtol` is
+    Assay's, for outputs of a language that computes in float32 (one float32 step is ~1.2e-7 relative).
 
     POLY_ROOT differs from EvalPlus on purpose: EvalPlus 0.3.1 asserts |poly(xs, out)| <= atol and
     then `continue`s without recording the case as passed, so every HumanEval/32 sample fails there.
@@ -159,7 +160,7 @@ def compare_output(out: Any, exp: Any, *, atol: float, oracle: str | None, args:
             return False
         # errstate only silences overflow/invalid warnings; it does not change allclose's result.
         with np.errstate(all="ignore"):
-            return bool(np.allclose(out, exp, rtol=_RTOL, atol=atol))
+            return bool(np.allclose(out, exp, rtol=max(rtol, _RTOL), atol=atol))
     except Exception:  # EvalPlus counts any exception during comparison as a failed case
         return False
 

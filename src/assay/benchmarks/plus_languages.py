@@ -14,7 +14,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import hashlib
+import struct
 from pathlib import Path
+from typing import Any
 
 from assay import values
 from assay.benchmarks._fetch import DataUnavailable
@@ -63,6 +65,19 @@ def load_plus_language(plus: str, lang: str, *, data_dir: Path | None = None, ca
                      source=f"{evalplus.source} + {multipl.source}", problems=problems)
 
 
+def _float32_floats(value: Any) -> Any:
+    """Python floats rounded to float32 (ints and everything else unchanged)."""
+    if isinstance(value, float):
+        return struct.unpack("f", struct.pack("f", value))[0] if abs(value) < 3.4e38 else value
+    if isinstance(value, list):
+        return [_float32_floats(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_float32_floats(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _float32_floats(v) for k, v in value.items()}
+    return value
+
+
 def plus_problem(language: Language, problem: Problem, reference: Problem) -> Problem:
     """MultiPL-E's problem with EvalPlus's inputs as its cases, labelled by EvalPlus's Python reference."""
     tests, ref_tests = problem.tests, reference.tests
@@ -84,7 +99,13 @@ def plus_problem(language: Language, problem: Problem, reference: Problem) -> Pr
         except Unrepresentable as exc:
             left_out[str(exc).split(":")[0] or "not representable"] += 1
             continue
-        cases.append(Case(args, case.suite, call=call))
+        except ValueError:  # an int too long even to print in a message
+            left_out["int beyond the language's integer type"] += 1
+            continue
+        # Labelled on EvalPlus's own input (as MultiPL-E's tests read `candidate(2, 3, 1)` at float
+        # parameters: the Python value's answer), with floats as the function sees them where it takes float32.
+        labelled = tuple(_float32_floats(a) for a in case.args) if language.float32 else case.args
+        cases.append(Case(labelled, case.suite, call=call))
     return dataclasses.replace(
         problem,
         tests=CaseTests(

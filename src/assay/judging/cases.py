@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from assay.languages.base import Language, RunLimits
 
 MAX_DETAILS = 5
+FLOAT32_RTOL = 2.0**-21  # four float32 steps: a float32 computation of a float64 reference's result
 CHANNEL_BYTES = 256 * 1024**2  # every output of one run (HumanEval+'s largest are ~100 MB as text)
 
 
@@ -144,7 +145,7 @@ def _judge_one(language: Language, plan: CasePlan, i: int, kind: str, payload: s
         return Status.FAILED, f"{_call(plan, i)}: the output differs from the expected one ({expected.size} bytes, compared by digest)"
     if plan.rule == "evalplus":
         ok = compare_output(language.normalize(actual, returns), language.normalize(expected, returns),
-                            atol=plan.atols[i], oracle=plan.oracle, args=plan.args[i])
+                            atol=plan.atols[i], oracle=plan.oracle, args=plan.args[i], rtol=FLOAT32_RTOL if language.float32 else 1e-7)
     else:
         ok = language.equal(actual, expected, returns, plan.hints[i])
     if ok:

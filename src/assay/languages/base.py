@@ -89,6 +89,9 @@ class Language(abc.ABC):
     config_dirs: ClassVar[tuple[str, ...]] = ()  # host configuration the toolchain reads, shown read-only where it exists
     # A library every benchmark program loads, probed once: (tool, its arguments, what to call it when missing).
     library_probe: ClassVar[tuple[str, tuple[str, ...], str] | None] = None
+    # MultiPL-E declares Python's floats as 32-bit floats here (C++, Java, C#, Scala, D `float`,
+    # Haskell `Float`): the function sees float32 inputs, and its outputs carry float32 precision.
+    float32: ClassVar[bool] = False
 
     # ------------------------------------------------------------ toolchain
 

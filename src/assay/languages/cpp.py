@@ -232,6 +232,8 @@ _ANY_MAIN = re.compile(r"^[ \t]*(?:int|auto|void)\s+main\s*\([^)]*\)[^{;]*\{", r
 class Cpp(BraceLanguage):
     """C++17 with GCC (Debian's g++)."""
 
+    float32 = True  # MultiPL-E's floats are 32-bit here
+
     name = "cpp"
     aliases = ("c++",)
     display = "C++"

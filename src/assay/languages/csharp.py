@@ -32,6 +32,8 @@ from assay.values import Signature, Type
 class CSharp(ClassSplicer, BraceLanguage):
     """C# on Mono (mcs + mono)."""
 
+    float32 = True  # MultiPL-E's floats are 32-bit here
+
     name = "csharp"
     aliases = ("cs",)
     display = "C#"

@@ -262,6 +262,8 @@ _TESTS_MAIN = re.compile(r"^void main\(\)\s*\{\s*\}\s*$", re.MULTILINE)
 class D(Language):
     """D with GCC's front end (Debian's gdc)."""
 
+    float32 = True  # MultiPL-E's floats are 32-bit here
+
     name = "d"
     display = "D"
     source = "main.d"

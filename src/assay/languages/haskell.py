@@ -154,6 +154,8 @@ TOP_LEVEL_MAIN = re.compile(r"^main\s*(?:::|=)", re.M)
 class Haskell(Language):
     """GHC (Debian's ghc: 9.0)."""
 
+    float32 = True  # MultiPL-E's floats are 32-bit here
+
     name = "haskell"
     aliases = ("hs",)
     display = "Haskell"

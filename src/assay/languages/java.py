@@ -265,6 +265,8 @@ def _build_java_support(work: Path, javac: str, java: str) -> None:
 class Java(ClassSplicer, BraceLanguage):
     """Java 17 (OpenJDK): javac, then java -ea with a wrapper main that maps AssertionError to ASSERT_EXIT."""
 
+    float32 = True  # MultiPL-E's floats are 32-bit here
+
     name = "java"
     display = "Java"
     source = "Problem.java"

@@ -96,6 +96,8 @@ def _build_scala_support(work: Path, java: str, compiler_cp: str, library_cp: st
 class Scala(ClassSplicer, BraceLanguage):
     """Scala 2.11 on the JDK: scalac, then java with scala-library; assertion failures exit ASSERT_EXIT."""
 
+    float32 = True  # MultiPL-E's floats are 32-bit here
+
     name = "scala"
     display = "Scala"
     source = "Problem.scala"
