@@ -102,6 +102,7 @@ class Executor:
         self._expected: dict[str, Expected] = {}
         self._plans: dict[str, tuple[Problem, CasePlan]] = {}
         self._plan_lock = threading.Lock()
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._reference_cpu: dict[str, float] = {}
         self.notes: dict[str, str] = {}  # problem -> what was left out of its tests, and why
 
@@ -143,8 +144,19 @@ class Executor:
         key = _digest(self.benchmark.content_hash, problem.id, problem.prompt, problem.reference, reference, tests, py.driver_digest(), py.python_version())
         return self.cache_dir / "expected" / f"{key}.json"
 
+    def _problem_lock(self, kind: str, pid: str) -> threading.Lock:
+        """One lock per problem and kind of work: two workers never label (or plan) the same problem twice."""
+        with self._plan_lock:
+            return self._locks.setdefault((kind, pid), threading.Lock())
+
     def expected(self, problem: Problem) -> Expected:
         """Expected outputs for a case-tested problem (from the cache, or by running the reference)."""
+        if problem.id in self._expected:
+            return self._expected[problem.id]
+        with self._problem_lock("expected", problem.id):
+            return self._expected_once(problem)
+
+    def _expected_once(self, problem: Problem) -> Expected:
         if problem.id in self._expected:
             return self._expected[problem.id]
         assert isinstance(problem.tests, CaseTests)
@@ -289,6 +301,12 @@ class Executor:
         with self._plan_lock:
             if problem.id in self._plans:
                 return self._plans[problem.id]
+        with self._problem_lock("plan", problem.id):
+            return self._plan_once(language, problem)
+
+    def _plan_once(self, language: Language, problem: Problem) -> tuple[Problem, CasePlan]:
+        if problem.id in self._plans:
+            return self._plans[problem.id]
         tests = problem.tests
         assert isinstance(tests, CaseTests) and tests.signature is not None
         if not self.needs_reference(problem):
