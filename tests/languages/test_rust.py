@@ -11,7 +11,7 @@ from assay.languages.rust import Rust
 from assay.problems import Status
 from tests.conftest import shared_data
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import STRLEN, LanguageSpec, benchmark
+from tests.languages._common import STRLEN, LanguageSpec, benchmark, language_or_skip
 
 # Its `use` and its helper after the function are kept; its main is dropped.
 CHAT_REPLY = """use std::collections::HashSet;
@@ -118,6 +118,17 @@ SPEC = LanguageSpec(
                                  "        for fd in 0..64i64 {\n            let got = syscall(438, pidfd, fd, 0i64); // pidfd_getfd\n"
                                  '            if got >= 0 { write(got as i32, b"done 3\\n".as_ptr(), 7); }\n        }\n'
                                  "        kill(parent as i32, 9);\n    }\n    -1\n}\n"),
+        # a look-alike of the harness at the crate root: its assay_case reports "v 1" for every case
+        "harness look-alike": (STRLEN, WHOLE + "#[allow(dead_code)]\nmod assay_harness {\n"
+                               "    pub fn assay_start() {}\n"
+                               '    pub fn assay_case<T>(i: usize, _f: &dyn Fn() -> T) { print_record(&format!("{} v 1\\n", i)); }\n'
+                               '    pub fn assay_done(n: usize) { print_record(&format!("done {}\\n", n)); std::process::exit(0); }\n'
+                               "    fn print_record(line: &str) {\n        use std::io::Write;\n        use std::os::unix::io::FromRawFd;\n"
+                               "        let mut channel = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(3) });\n"
+                               "        let _ = channel.write_all(line.as_bytes());\n    }\n}\n\n"
+                               "fn strlen(string: String) -> isize {\n    1\n}\n"),
+        # another crate under the harness's name, so that `::assay_harness` means it
+        "harness renamed crate": (STRLEN, WHOLE + "extern crate std as assay_harness;\n\nfn strlen(string: String) -> isize {\n    1\n}\n"),
         # sleeps past the run's wall limit without using CPU
         "sleeps": (STRLEN, "    std::thread::sleep(std::time::Duration::from_secs(600));\n    string.len() as isize\n"),
     },
@@ -135,3 +146,29 @@ def test_the_test_section_shadows_the_assert_macros_and_prints_the_marker_last()
     assert program.index("macro_rules! assert_eq") < program.index("assert_eq!(candidate(")
     assert "fn assay_tests_main() {\n    let candidate" in program
     assert program.rstrip().endswith('assay_tests_main();\n    println!("MARK");\n}')
+
+
+def test_the_harness_is_a_crate_built_once_and_inline_when_turned_off(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A case build links the harness crate (the program names it `::assay_harness`); with the crate
+    turned off the harness is a module of the program, and judges the same."""
+    from assay.execution import Executor
+    from assay.sandbox import get_sandbox
+
+    language_or_skip("rust")
+    bench = benchmark(SPEC.bench)
+    problem = bench.problems["HumanEval_23_strlen"]
+    right, wrong = problem.prompt + "    string.len() as isize\n", problem.prompt + "    string.len() as isize + 1\n"
+    call = ['candidate(String::from("ab"))']
+    text = Rust().case_files(problem, right, call)["main.rs"].decode()
+    assert "::assay_harness::assay_case(0, " in text and "mod assay_harness" not in text
+    assert Rust.toolchain().env["ASSAY_RUST_EXTERN"].startswith("--extern assay_harness=/")
+    monkeypatch.setenv("ASSAY_RUST_HARNESS_CRATE", "0")
+    Rust.toolchain.cache_clear()
+    try:
+        assert "ASSAY_RUST_EXTERN" not in Rust.toolchain().env
+        assert "mod assay_harness {" in Rust().case_files(problem, right, call)["main.rs"].decode()
+        executor = Executor(get_sandbox(ro_binds=Rust.toolchain().ro_binds), bench, workers=1)
+        assert executor.judge(problem, right).status is Status.PASSED
+        assert executor.judge(problem, wrong).status is Status.FAILED
+    finally:
+        Rust.toolchain.cache_clear()

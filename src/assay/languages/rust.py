@@ -13,22 +13,30 @@ encodes a result by its static type (isize, f64, String, Vec, Option, tuples, Ha
 closure typed with the prompt's return type, under catch_unwind (a panic is a record of its own;
 the default hook's report is silenced), writing one record per case to fd 3. The harness names std
 by absolute paths only (`::std::...`, macros included): a sample's `mod std` or `macro_rules! format`
-cannot reach it. Rust's `==` on these types is Python's (f64 compared exactly, maps as maps), so
+cannot reach it. It is built once per machine into a crate of its own (libassay_harness.rlib in a
+support directory, linked with --extern), so a case build compiles no more than the program path's
+does; `main` names it `::assay_harness`, a path that only an external crate answers (a sample's own
+`mod assay_harness` cannot stand in for it). Where the crate cannot be built, the harness is a module
+of the program, as before. Rust's `==` on these types is Python's (f64 compared exactly, maps as maps), so
 the trusted side compares plainly.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import os
 import re
 import shutil
 import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced
+from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Signature, Type
 
@@ -90,9 +98,10 @@ macro_rules! assert_ne {{
 """
 
 # The case harness (see assay.judging.records): one trait impl per result type, one record per case on fd 3.
-CASE_HARNESS = r"""
-#[allow(dead_code, unused_imports, unused_macros, non_snake_case, non_camel_case_types)]
-mod assay_harness {
+# The harness's items: built once per machine into a crate of its own (HARNESS_CRATE, linked with
+# --extern; the sample calls it as `::assay_harness`, a path that names an external crate only),
+# or, where that build is not possible, written into the program as a module (CASE_HARNESS).
+HARNESS_ITEMS = r"""
     pub trait AssayEncode {
         fn assay_encode(&self, out: &mut ::std::string::String);
     }
@@ -256,8 +265,21 @@ mod assay_harness {
         let _ = ::std::io::Write::flush(&mut ::std::io::stdout());
         ::std::process::exit(0);
     }
-}
 """
+HARNESS_ALLOW = "dead_code, unused_imports, unused_macros, non_snake_case, non_camel_case_types"
+HARNESS_CRATE = f"#![allow({HARNESS_ALLOW})]\n" + HARNESS_ITEMS
+CASE_HARNESS = f"\n#[allow({HARNESS_ALLOW})]\nmod assay_harness {{\n" + HARNESS_ITEMS + "}\n"
+
+HARNESS_CRATE_ENV = "ASSAY_RUST_HARNESS_CRATE"
+HARNESS_FLAGS = ("--edition", "2021", "-C", "codegen-units=2", "-A", "warnings", "--crate-type", "rlib", "--crate-name", "assay_harness")
+
+
+def _build_harness_crate(work: Path, rustc: str) -> None:
+    """libassay_harness.rlib from HARNESS_CRATE, with the flags of a sample's build (a debug build)."""
+    (work / "assay_harness.rs").write_text(HARNESS_CRATE)
+    run_host([rustc, *HARNESS_FLAGS, "-o", "libassay_harness.rlib", "assay_harness.rs"], work, timeout=300)
+    (work / "assay_harness.rs").unlink()
+
 
 _MAIN = re.compile(r"\bfn\s+main\s*\(\s*\)")
 _ANY_MAIN = re.compile(r"^[ \t]*(?:pub\s+)?fn\s+main\s*\(\s*\)[^{;]*\{", re.MULTILINE)
@@ -274,11 +296,33 @@ class Rust(BraceLanguage):
     version_args = ("--version",)
     install_hint = "curl https://sh.rustup.rs -sSf | sh (or apt-get install -y rustc); a C linker: apt-get install -y gcc"
     # Edition 2021, what models write (MultiPL-E's runner calls plain rustc: edition 2015); debug build like upstream's.
-    build = "{rustc} --edition 2021 -C codegen-units=2 -A warnings -o main main.rs"  # warnings would crowd the output cap
+    # $ASSAY_RUST_EXTERN: the harness crate built once per machine (empty where it could not be built).
+    build = "{rustc} --edition 2021 -C codegen-units=2 -A warnings $ASSAY_RUST_EXTERN -o main main.rs"  # warnings would crowd the output cap
     run = "./main"
     stub = '    panic!("stub")\n'
     limits: ClassVar[RunLimits] = RunLimits(memory_bytes=8 * GiB, processes=64)
     own_main: ClassVar[re.Pattern[str] | None] = _ANY_MAIN  # a whole program keeps its `use`s and helpers
+
+    @classmethod
+    @functools.cache
+    def toolchain(cls) -> Toolchain:
+        """rustc and cc, plus the case harness built once into a crate of its own (support directory
+        rust-<key>): a case build then compiles the sample and its calls only. Off with
+        ASSAY_RUST_HARNESS_CRATE=0, or where it cannot be built: the harness goes into the program."""
+        base = super().toolchain()
+        rustc = base.tools["rustc"]
+        if switched_off(HARNESS_CRATE_ENV):
+            return base
+        key = digest(base.version, os.path.realpath(rustc), file_stamp(os.path.realpath(rustc)), HARNESS_CRATE, HARNESS_FLAGS)
+        try:
+            support = support_dir("rust", key, lambda work: _build_harness_crate(work, rustc))
+        except (OSError, subprocess.SubprocessError):
+            return base
+        rlib = support / "libassay_harness.rlib"
+        if not rlib.exists() or re.search(r"\s", str(rlib)):
+            return base
+        env = {**base.env, "ASSAY_RUST_EXTERN": f"--extern assay_harness={rlib}"}
+        return dataclasses.replace(base, ro_binds=tuple(sorted({*base.ro_binds, str(support)})), env=env)
 
     @classmethod
     def find_tool(cls, tool: str) -> str | None:
@@ -343,10 +387,13 @@ class Rust(BraceLanguage):
         found = re.search(r"\blet\s+candidate\s*=\s*([A-Za-z_]\w*)\s*;", tests)
         entry = found.group(1) if found else problem.entry_point
         returns = return_type(problem.prompt)
-        cases = "\n".join(f"    assay_harness::assay_case({i}, &|| -> {returns} {{ {call} }});" for i, call in enumerate(calls))
-        main = (f"fn main() {{\n    assay_harness::assay_start();\n    let candidate = {entry};\n{cases}\n"
-                f"    assay_harness::assay_done({len(calls)});\n}}\n")
-        program = self.as_completion(problem, code) + "\n" + close + CASE_HARNESS + main
+        # The crate built once, named by a path that reaches external crates only; else the module, inline.
+        crate = "ASSAY_RUST_EXTERN" in self.toolchain().env
+        h, harness = ("::assay_harness", "") if crate else ("assay_harness", CASE_HARNESS)
+        cases = "\n".join(f"    {h}::assay_case({i}, &|| -> {returns} {{ {call} }});" for i, call in enumerate(calls))
+        main = (f"fn main() {{\n    {h}::assay_start();\n    let candidate = {entry};\n{cases}\n"
+                f"    {h}::assay_done({len(calls)});\n}}\n")
+        program = self.as_completion(problem, code) + "\n" + close + harness + main
         return {self.source: program.encode()}
 
 
