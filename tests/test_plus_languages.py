@@ -106,3 +106,17 @@ def test_inputs_left_out_are_counted(short: str) -> None:
     assert len(benchmark.problems) >= 150 and total_cases > 80_000, (len(benchmark.problems), total_cases)
     # HumanEval+ has ~120,000 inputs for these problems: what is not kept is left out with a reason, never lost.
     assert 110_000 < total_cases + left < 130_000, (total_cases, left)
+
+
+@pytest.mark.shared_data
+def test_whole_floats_are_left_out_where_a_language_has_one_number_type() -> None:
+    """filter_integers([3.0, 'c']) is [] in Python; JavaScript's 3.0 is 3, so no JavaScript function can tell:
+    such inputs are left out of JavaScript (and counted), kept in a language that tells 3.0 from 3."""
+    js, lua = bench("js").problems["HumanEval_22_filter_integers"], bench("lua").problems["HumanEval_22_filter_integers"]
+    assert isinstance(js.tests, CaseTests) and isinstance(lua.tests, CaseTests)
+    reasons = dict(js.tests.left_out)
+    whole = next(n for reason, n in reasons.items() if reason.startswith("a whole-number float"))
+    assert whole > 50
+    assert not any(isinstance(v, float) and v.is_integer() for c in js.tests.cases for v in c.args[0])
+    assert any(isinstance(v, float) and v.is_integer() for c in lua.tests.cases for v in c.args[0])
+    assert len(lua.tests.cases) >= len(js.tests.cases) + whole

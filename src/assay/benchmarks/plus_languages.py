@@ -5,8 +5,9 @@ EvalPlus's base and plus inputs, read at the Python original's parameter types a
 calls in the language by its plugin; expected outputs are the Python reference's (EvalPlus's
 canonical solution, run once in the sandbox and cached), compared under EvalPlus's rules. An input
 the language cannot represent (an int beyond its integer type, a list of mixed types, None where
-the type is not optional) is left out for that language and counted in `CaseTests.left_out`,
-never dropped silently. MultiPL-E's own tests stay with the problem for the canary.
+the type is not optional, a whole-number float where the type admits ints too in a language with
+one number type: JavaScript's filter_integers cannot tell 3.0 from 3) is left out for that language
+and counted in `CaseTests.left_out`, never dropped silently. MultiPL-E's own tests stay with the problem for the canary.
 """
 
 from __future__ import annotations
@@ -78,6 +79,33 @@ def _float32_floats(value: Any) -> Any:
     return value
 
 
+def _whole_float_at_any(value: Any, t: values.Type) -> bool:
+    """Whether a float with an integral value sits where the type admits an int as well (Any, a union with
+    int), so that a language with one number type cannot tell it from that int."""
+    k = t.kind
+    if k in ("any", "union"):
+        return _has_whole_float(value)
+    if k == "optional":
+        return value is not None and _whole_float_at_any(value, t.args[0])
+    if k in ("list", "vtuple", "set") and isinstance(value, (list, tuple, set, frozenset)):
+        return any(_whole_float_at_any(v, t.args[0]) for v in value)
+    if k == "tuple" and isinstance(value, (list, tuple)):
+        return any(_whole_float_at_any(v, a) for v, a in zip(value, t.args, strict=False))
+    if k == "dict" and isinstance(value, dict):
+        return any(_whole_float_at_any(a, t.args[0]) or _whole_float_at_any(b, t.args[1]) for a, b in value.items())
+    return False
+
+
+def _has_whole_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_has_whole_float(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_whole_float(a) or _has_whole_float(b) for a, b in value.items())
+    return False
+
+
 def plus_problem(language: Language, problem: Problem, reference: Problem) -> Problem:
     """MultiPL-E's problem with EvalPlus's inputs as its cases, labelled by EvalPlus's Python reference."""
     tests, ref_tests = problem.tests, reference.tests
@@ -93,6 +121,9 @@ def plus_problem(language: Language, problem: Problem, reference: Problem) -> Pr
             args = tuple(values.coerce(a, t) for a, t in zip(case.args, signature.param_types, strict=True))
         except values.UnsupportedType:
             left_out["an argument does not fit its declared type"] += 1
+            continue
+        if language.whole_floats_are_ints and any(_whole_float_at_any(a, t) for a, t in zip(args, signature.param_types, strict=True)):
+            left_out["a whole-number float where the type admits ints too (the language has one number type)"] += 1
             continue
         try:
             call = language.render_call(signature, args)

@@ -92,6 +92,10 @@ class Language(abc.ABC):
     # MultiPL-E declares Python's floats as 32-bit floats here (C++, Java, C#, Scala, D `float`,
     # Haskell `Float`): the function sees float32 inputs, and its outputs carry float32 precision.
     float32: ClassVar[bool] = False
+    # One number type for ints and floats (JavaScript's and TypeScript's number, R's double, a Perl scalar):
+    # a whole-number float such as 3.0 arrives as 3, so where the type admits both (Any, a union) the
+    # function cannot tell which Python meant, and HumanEval+ labels them differently (filter_integers).
+    whole_floats_are_ints: ClassVar[bool] = False
 
     # ------------------------------------------------------------ toolchain
 

@@ -41,6 +41,8 @@ def guarded_tests(body: str, marker: str, catch_param: str = "e", process: str =
 class JavaScript(Language):
     """JavaScript (Node.js 18+), run as a CommonJS script."""
 
+    whole_floats_are_ints = True  # one number type: 3.0 is 3
+
     name = "javascript"
     aliases = ("js",)
     display = "JavaScript"

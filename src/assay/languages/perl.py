@@ -173,6 +173,8 @@ MAX_UV = 2**64
 class Perl(Language):
     """Perl 5 with Test::Deep (Debian's perl and libtest-deep-perl)."""
 
+    whole_floats_are_ints = True  # one number type: 3.0 is 3
+
     name = "perl"
     aliases = ("pl",)
     display = "Perl"

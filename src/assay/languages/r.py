@@ -214,6 +214,8 @@ TOLERANCE = math.sqrt(2.220446049250313e-16)  # all.equal's default, sqrt(.Machi
 class R(Language):
     """GNU R (Debian's r-base-core)."""
 
+    whole_floats_are_ints = True  # one number type: 3.0 is 3
+
     name = "r"
     display = "R"
     source = "main.r"

@@ -119,6 +119,8 @@ def _build_snapshot(work: Path, node: str, lib: str) -> None:
 class TypeScript(Language):
     """TypeScript (Debian's node-typescript) compiled by tsc (or its snapshot), run by Node.js."""
 
+    whole_floats_are_ints = True  # one number type: 3.0 is 3
+
     name = "typescript"
     aliases = ("ts",)
     display = "TypeScript"
