@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import struct
 from functools import cache
 from pathlib import Path
 
@@ -120,3 +121,33 @@ def test_whole_floats_are_left_out_where_a_language_has_one_number_type() -> Non
     assert not any(isinstance(v, float) and v.is_integer() for c in js.tests.cases for v in c.args[0])
     assert any(isinstance(v, float) and v.is_integer() for c in lua.tests.cases for v in c.args[0])
     assert len(lua.tests.cases) >= len(js.tests.cases) + whole
+
+
+@pytest.mark.shared_data
+def test_a_whole_float_answered_otherwise_for_its_int_twin_is_left_out() -> None:
+    """double_the_difference([1.0, 3.5, -4.6]) is 0 in Python (str(1.0) has a dot), [1, 5] is 26: at MultiPL-E's
+    float parameter Rust sees 1.0 for both, so the whole-float cases go (counted); rescale_to_unit, whose
+    answer does not depend on it, keeps every whole-float case."""
+    benchmark = load_benchmark("humaneval-plus/rs", data_dir=shared_data(), cache_dir=Path(os.environ["ASSAY_CACHE_DIR"]))
+    executor = Executor(sandbox_for("python"), benchmark, workers=1, cache_dir=Path(os.environ["ASSAY_CACHE_DIR"]))
+    rust = get_language("rust")
+    kept, _ = executor.language_plan(rust, benchmark.problems["HumanEval_151_double_the_difference"])
+    assert isinstance(kept.tests, CaseTests)
+    assert dict(kept.tests.left_out)["a whole-number float at a float parameter, answered otherwise for the int"] == 2
+    assert not any(isinstance(v, float) and v.is_integer() for c in kept.tests.cases for v in c.args[0])
+    full = benchmark.problems["HumanEval_21_rescale_to_unit"]
+    kept, _ = executor.language_plan(rust, full)
+    assert isinstance(kept.tests, CaseTests) and isinstance(full.tests, CaseTests)
+    assert len(kept.tests.cases) == len(full.tests.cases)
+
+
+@pytest.mark.shared_data
+def test_an_int_float32_cannot_hold_is_left_out_at_a_float_parameter() -> None:
+    """any_int(1, 1000000000, 1000000001) is True; Java's float parameters hold (1.0f, 1.0E9f, 1.0E9f), the
+    same as for (1, 1000000000, 1000000000), which is False: such inputs are left out where floats are float32."""
+    java, rust = bench("java").problems["HumanEval_92_any_int"], bench("rs").problems["HumanEval_92_any_int"]
+    assert isinstance(java.tests, CaseTests) and isinstance(rust.tests, CaseTests)
+    reason = "a number float32 cannot hold exactly (labelled on the exact value, the function sees another)"
+    assert dict(java.tests.left_out)[reason] > 10 and reason not in dict(rust.tests.left_out)
+    held = [struct.unpack("f", struct.pack("f", a))[0] == a for c in java.tests.cases for a in c.args if isinstance(a, int) and abs(a) < 2**100]
+    assert held and all(held)

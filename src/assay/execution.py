@@ -335,12 +335,17 @@ class Executor:
             clash = {i for group in by_call.values() if len(group) > 1
                      for i in group if any(not _same_label(exp.values[i], exp.values[j]) for j in group)}
             keep = [i for i in keep if i not in clash]
+            # A whole-number float at a float parameter whose int twin Python answers differently.
+            ambiguous = self._int_twin_differs(problem, exp)
+            keep = [i for i in keep if i not in ambiguous]
             returns = tests.signature.returns
             expected = [v if isinstance(v, py.BigOutput) else values.as_wire(v, returns) for v in (exp.values[i] for i in keep)]
             suites = [tests.cases[i].suite for i in keep]
             left_out = dict(tests.left_out)
             if clash:
                 left_out["inputs the language cannot tell apart, with different outputs"] = len(clash)
+            if ambiguous:
+                left_out["a whole-number float at a float parameter, answered otherwise for the int"] = len(ambiguous)
             if unheld:
                 left_out["an expected output the language cannot hold"] = unheld
                 self.notes[problem.id] = f"{unheld} of {len(tests.cases)} cases left out: {language.display} cannot hold their expected outputs"
@@ -350,6 +355,23 @@ class Executor:
         with self._plan_lock:
             self._plans[problem.id] = made
         return made
+
+    def _int_twin_differs(self, problem: Problem, exp: Expected) -> set[int]:
+        """Cases with a whole-number float at a float parameter whose int twin (plus_languages.int_twins)
+        the reference answers differently, or not at all: the function sees 1.0 for both."""
+        from assay.benchmarks.plus_languages import int_twins
+
+        tests = problem.tests
+        assert isinstance(tests, CaseTests)
+        twins = int_twins(tests)
+        if not twins:
+            return set()
+        order = list(twins)
+        cases = tuple(dataclasses.replace(tests.cases[i], args=twins[i]) for i in order)
+        twin_exp = self.expected(dataclasses.replace(problem, id=f"{problem.id}#int-twins", tests=dataclasses.replace(tests, cases=cases)))
+        bad = set(twin_exp.invalid)
+        return {i for n, i in enumerate(order) if i not in exp.invalid
+                and (n in bad or not (_same_label(exp.values[i], twin_exp.values[n]) or repr(exp.values[i]) == repr(twin_exp.values[n])))}
 
     def judge_in_language(self, problem: Problem, code: str) -> Verdict:
         """A program built and run by its language's plugin (MultiPL-E, hand-written suites)."""

@@ -353,7 +353,7 @@ def go_literal(value: Any, t: Type, boxed: bool = False) -> str:
 
 
 INT64 = 2**63
-_GO_LIST = re.compile(r"^\[\].*{.*\}$")
+_GO_COMPOSITE = re.compile(r"^((?:\[\]|map\[[^\]]*\])+(?:interface\{\}|\w+))\{")
 
 
 def _float(value: float) -> str:
@@ -404,15 +404,18 @@ def _kind(code: str) -> str:
     found = {int: "int", bool: "bool", str: "string", float: "float64"}.get(kind)
     if found:
         return found
-    return "[]int" if _GO_LIST.match(code) else "interface{}"  # MultiPL-E: "UNKNOWN", which does not compile
+    # A Go composite literal's own type (MultiPL-E says []int for any of them, which need not compile).
+    composite = _GO_COMPOSITE.match(code)
+    return composite.group(1) if composite else "interface{}"
 
 
 def _guess(items: list[str]) -> str:
-    """MultiPL-E's get_type_pylist: the first item's type, float64 where the others are all numbers, else interface{}."""
-    first = _kind(items[0])
-    kinds = [_kind(c) for c in items[1:]]
-    if all(k == first for k in kinds):
-        return first
+    """MultiPL-E's get_type_pylist where it type-checks: one kind for all items, float64 where all of them
+    are numbers, else interface{} (MultiPL-E types a list by its first item and guesses float64 when only
+    the rest are numbers, so `[]float64{"5", 6}`, which does not compile)."""
+    kinds = [_kind(c) for c in items]
+    if all(k == kinds[0] for k in kinds):
+        return kinds[0]
     return "float64" if all(k in ("int", "float64") for k in kinds) else "interface{}"
 
 
