@@ -170,3 +170,15 @@ def test_a_whole_program_gets_a_package_clause_and_the_missing_imports() -> None
     assert fixed.startswith('package f_test\n\nimport "fmt"\nimport "testing"\n')
     fixed = fix_header('package main\n\nimport (\n\t"fmt"\n)\n\nfunc f() int { return 1 }\n', prompt)
     assert fixed.startswith('package main\n\nimport "testing"\n') and fixed.count('"fmt"') == 1
+
+
+def test_any_lists_are_typed_by_all_their_items() -> None:
+    """MultiPL-E types an Any list by its first item ([]float64{"5", 6} does not compile); Assay's literals type-check."""
+    from assay.languages.go import go_literal
+    from assay.values import Type
+
+    any_type = Type("any", ())
+    assert go_literal(["5", 6], any_type) == '[]interface{}{"5", 6}'
+    assert go_literal([1, 2.5], any_type) == "[]float64{1, 2.5}"
+    assert go_literal({"three": [3, "four"]}, any_type) == 'map[string][]interface{}{"three": []interface{}{3, "four"}}'
+    assert go_literal([[1, "a"], [2]], any_type) == '[]interface{}{[]interface{}{1, "a"}, []int{2}}'
