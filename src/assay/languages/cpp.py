@@ -459,10 +459,12 @@ def _literal(value: Any, ellipsis: bool) -> tuple[str, str]:
         if not items:
             return "std::vector<long>()", "std::vector<long>"
         first = items[0][1]
-        same = all(t == first or t in _PRIMITIVE for _, t in items)
+        # MultiPL-E casts numbers to the first item's type; anything else mixed (a string first, then a
+        # number: `(std::string)6` does not compile) makes a vector of std::any.
+        same = all(t == first or (t in _PRIMITIVE and first in _PRIMITIVE) for _, t in items)
         element = first if same else "std::any"
         cast = (lambda c: c) if element == "std::any" else (lambda c: f"({element}){c}")
-        return f"std::vector<{element}>({{{', '.join(cast(c) for c, _ in items)}}})", f"std::vector<{first}>"
+        return f"std::vector<{element}>({{{', '.join(cast(c) for c, _ in items)}}})", f"std::vector<{element}>"
     if isinstance(value, dict):
         if not value:
             return "std::map<long,long>()", "std::map<long,long>"
