@@ -420,7 +420,7 @@ def _has_ellipsis(t: Type) -> bool:
     return t.kind == "vtuple" or any(_has_ellipsis(a) for a in t.args)
 
 
-_PRIMITIVE = ("float", "bool", "long")
+_NUMBERS = ("float", "long")
 
 
 def _literal(value: Any, ellipsis: bool) -> tuple[str, str]:
@@ -458,11 +458,9 @@ def _literal(value: Any, ellipsis: bool) -> tuple[str, str]:
         items = [_literal(v, ellipsis) for v in value]
         if not items:
             return "std::vector<long>()", "std::vector<long>"
-        first = items[0][1]
         # MultiPL-E casts numbers to the first item's type; anything else mixed (a string first, then a
         # number: `(std::string)6` does not compile) makes a vector of std::any.
-        same = all(t == first or (t in _PRIMITIVE and first in _PRIMITIVE) for _, t in items)
-        element = first if same else "std::any"
+        element = _common_type(items, optional=False)  # in a list of Any, None stays a bare nullopt
         cast = (lambda c: c) if element == "std::any" else (lambda c: f"({element}){c}")
         return f"std::vector<{element}>({{{', '.join(cast(c) for c, _ in items)}}})", f"std::vector<{element}>"
     if isinstance(value, dict):
@@ -470,10 +468,33 @@ def _literal(value: Any, ellipsis: bool) -> tuple[str, str]:
             return "std::map<long,long>()", "std::map<long,long>"
         keys = [_literal(k, ellipsis) for k in value]
         vals = [_literal(v, ellipsis) for v in value.values()]
-        map_type = f"std::map<{keys[0][1]},{vals[0][1]}>"
+        if not _one_kind(keys):
+            raise Unrepresentable(f"type: a dict whose keys are of several types: {value!r}"[:200])
+        # Values of several kinds (a string after a number) make a map to std::any, as a list does.
+        value_type = _common_type(vals)
+        map_type = f"std::map<{keys[0][1]},{value_type}>"
         pairs = ", ".join(f"{{{k}, {v}}}" for (k, _), (v, _) in zip(keys, vals, strict=True))
         return f"{map_type}({{{pairs}}})", map_type
     raise Unrepresentable(f"type: {type(value).__name__} values: {value!r}"[:200])
+
+
+def _one_kind(items: list[tuple[str, str]]) -> bool:
+    """Whether literals can share the first one's C++ type: the same type, or numbers (cast to the first's;
+    MultiPL-E casts bools too, but `(long)true` is 1 where Python's filter_integers tells True from 1)."""
+    first = items[0][1]
+    return all(t == first or (t in _NUMBERS and first in _NUMBERS) for _, t in items)
+
+
+def _common_type(items: list[tuple[str, str]], optional: bool = True) -> str:
+    """The C++ type literals share: the first one's (numbers are cast to it), std::optional<T> for T and
+    nullopts (where optional), else std::any."""
+    kinds = {t for _, t in items}
+    if optional and len(kinds) == 2 and "std::nullopt" in kinds:
+        other = next(t for t in kinds if t != "std::nullopt")
+        return f"std::optional<{other}>"
+    if _one_kind(items) and items[0][1] != "std::nullopt":
+        return items[0][1]
+    return "std::any"
 
 
 def _coerce(literal: tuple[str, str], expected: str) -> str:
