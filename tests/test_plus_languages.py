@@ -134,6 +134,7 @@ def test_a_whole_float_answered_otherwise_for_its_int_twin_is_left_out() -> None
     kept, _ = executor.language_plan(rust, benchmark.problems["HumanEval_151_double_the_difference"])
     assert isinstance(kept.tests, CaseTests)
     assert dict(kept.tests.left_out)["a whole-number float at a float parameter, answered otherwise for the int"] == 2
+    assert executor.notes["HumanEval_151_double_the_difference"].startswith("2 of ")  # said in the run's notes
     assert not any(isinstance(v, float) and v.is_integer() for c in kept.tests.cases for v in c.args[0])
     full = benchmark.problems["HumanEval_21_rescale_to_unit"]
     kept, _ = executor.language_plan(rust, full)

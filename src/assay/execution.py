@@ -336,8 +336,9 @@ class Executor:
                      for i in group if any(not _same_label(exp.values[i], exp.values[j]) for j in group)}
             keep = [i for i in keep if i not in clash]
             # A whole-number float at a float parameter whose int twin Python answers differently.
-            ambiguous = self._int_twin_differs(problem, exp)
-            keep = [i for i in keep if i not in ambiguous]
+            twin_differs = self._int_twin_differs(problem, exp)
+            ambiguous = [i for i in keep if i in twin_differs]
+            keep = [i for i in keep if i not in twin_differs]
             returns = tests.signature.returns
             expected = [v if isinstance(v, py.BigOutput) else values.as_wire(v, returns) for v in (exp.values[i] for i in keep)]
             suites = [tests.cases[i].suite for i in keep]
@@ -348,7 +349,13 @@ class Executor:
                 left_out["a whole-number float at a float parameter, answered otherwise for the int"] = len(ambiguous)
             if unheld:
                 left_out["an expected output the language cannot hold"] = unheld
-                self.notes[problem.id] = f"{unheld} of {len(tests.cases)} cases left out: {language.display} cannot hold their expected outputs"
+            # Left out once the inputs are labelled: said in the run's notes, never dropped silently.
+            why = [f"{n} {reason}" for n, reason in ((unheld, f"whose expected outputs {language.display} cannot hold"),
+                                                      (len(clash), f"that {language.display} cannot tell apart, with different outputs"),
+                                                      (len(ambiguous), "with a whole-number float whose int twin the reference answers otherwise")) if n]
+            if why:
+                left = unheld + len(clash) + len(ambiguous)
+                self.notes[problem.id] = f"{left} of {len(tests.cases)} cases left out: " + "; ".join(why)
             kept = dataclasses.replace(problem, tests=dataclasses.replace(tests, cases=tuple(tests.cases[i] for i in keep),
                                                                           left_out=tuple(sorted(left_out.items()))))
             made = (kept, plan_for(language, kept, expected=expected, atols=suite_atols(expected, suites, tests.atol)))
