@@ -15,7 +15,6 @@ precision, as MultiPL-E's `float` does.
 from __future__ import annotations
 
 import functools
-import math
 import os
 import re
 from collections.abc import Sequence
@@ -23,7 +22,7 @@ from typing import Any, ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing, Unrepresentable
 from assay.languages.harness import descriptor
-from assay.languages.java import FLOAT32_MAX, float32, float32_values, infer_type
+from assay.languages.java import Float32Spelling, float32_scalar, float32_values, infer_type
 from assay.languages.splice import ClassSplicer, assert_calls, tests_prefix
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Signature, Type
@@ -224,34 +223,8 @@ def cs_literal(value: Any, t: Type, in_tuple: bool = False) -> str:
         return "null"
     if value is None:
         raise Unrepresentable(f"None where {t} is expected (C#: only a nullable type holds null)")
-    if k == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise Unrepresentable(f"{value!r} is not an int")
-        if not -(2**63) <= value < 2**63:
-            raise Unrepresentable(f"int beyond 64 bits: {value}")
-        return f"{value}L"
-    if k == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise Unrepresentable(f"{value!r} is not a float")
-        if isinstance(value, int):
-            if -(2**63) <= value < 2**63:
-                return f"(float){value}L"
-            value = float(value)
-        if math.isnan(value):
-            return "float.NaN"
-        if math.isinf(value):
-            return "float.PositiveInfinity" if value > 0 else "float.NegativeInfinity"
-        if abs(value) > FLOAT32_MAX or (value != 0 and float32(value) == 0):
-            raise Unrepresentable(f"float beyond float32: {value!r}")
-        return repr(value) + "f"
-    if k == "bool":
-        if not isinstance(value, bool):
-            raise Unrepresentable(f"{value!r} is not a bool")
-        return "true" if value else "false"
-    if k == "str":
-        if not isinstance(value, str):
-            raise Unrepresentable(f"{value!r} is not a str")
-        return cs_string(value)
+    if k in ("int", "float", "bool", "str"):
+        return float32_scalar(value, k, CS_SCALARS)
     if k in ("list", "vtuple", "set"):
         if not isinstance(value, (list, tuple, set, frozenset)):
             raise Unrepresentable(f"{value!r} is not a {t}"[:200])
@@ -498,3 +471,6 @@ def cs_harness(returns: Type, calls: Sequence[str]) -> tuple[str, str]:
         + "    }\n"
     )
     return members, CS_WIRE + "class AssayTestMain {\n    public static void Main(string[] args) {\n        Problem.AssayRun__();\n    }\n}\n"
+
+
+CS_SCALARS = Float32Spelling("{}L", "(float){}L", "float.NaN", "float.PositiveInfinity", "float.NegativeInfinity", cs_string)

@@ -27,7 +27,7 @@ import re
 import shutil
 import struct
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -465,34 +465,8 @@ def java_literal(value: Any, t: Type) -> str:
         return "Optional.empty()"
     if value is None:
         raise Unrepresentable(f"None where {t} is expected (Java: only Optional holds none)")
-    if k == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise Unrepresentable(f"{value!r} is not an int")
-        if not -(2**63) <= value < 2**63:
-            raise Unrepresentable(f"int beyond 64 bits: {value}")
-        return f"{value}l"
-    if k == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise Unrepresentable(f"{value!r} is not a float")
-        if isinstance(value, int):
-            if -(2**63) <= value < 2**63:
-                return f"(float){value}l"
-            value = float(value)
-        if math.isnan(value):
-            return "Float.NaN"
-        if math.isinf(value):
-            return "Float.POSITIVE_INFINITY" if value > 0 else "Float.NEGATIVE_INFINITY"
-        if abs(value) > FLOAT32_MAX or (value != 0 and float32(value) == 0):
-            raise Unrepresentable(f"float beyond float32: {value!r}")
-        return repr(value) + "f"
-    if k == "bool":
-        if not isinstance(value, bool):
-            raise Unrepresentable(f"{value!r} is not a bool")
-        return "true" if value else "false"
-    if k == "str":
-        if not isinstance(value, str):
-            raise Unrepresentable(f"{value!r} is not a str")
-        return java_string(value)
+    if k in ("int", "float", "bool", "str"):
+        return float32_scalar(value, k, JAVA_SCALARS)
     if k in ("list", "vtuple", "set"):
         if not isinstance(value, (list, tuple, set, frozenset)):
             raise Unrepresentable(f"{value!r} is not a {t}"[:200])
@@ -530,6 +504,49 @@ def java_literal(value: Any, t: Type) -> str:
             return head + f"(Map.of({', '.join(f'{a}, {b}' for a, b in pairs)}))"
         return head + f"(Map.ofEntries({', '.join(f'Map.entry({a}, {b})' for a, b in pairs)}))"
     raise Unrepresentable(f"{t}: no Java literal for {value!r}"[:200])
+
+
+@dataclasses.dataclass(frozen=True)
+class Float32Spelling:
+    """How a JVM-family language (Java, C#, Scala) spells 64-bit ints and 32-bit floats."""
+
+    long: str  # "{}l"
+    float_of_long: str  # an int at a float: "(float){}l"
+    nan: str
+    inf: str
+    neg_inf: str
+    string: Callable[[str], str]
+
+
+def float32_scalar(value: Any, k: str, spell: Float32Spelling, cast: str = "") -> str:
+    """An int (64-bit), float (float32), bool or str literal; `cast` follows an int, float or bool (Scala's items)."""
+    if k == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise Unrepresentable(f"{value!r} is not an int")
+        if not -(2**63) <= value < 2**63:
+            raise Unrepresentable(f"int beyond 64 bits: {value}")
+        return spell.long.format(value) + cast
+    if k == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise Unrepresentable(f"{value!r} is not a float")
+        if isinstance(value, int):
+            if -(2**63) <= value < 2**63:
+                return spell.float_of_long.format(value)
+            value = float(value)
+        if math.isnan(value):
+            return spell.nan
+        if math.isinf(value):
+            return spell.inf if value > 0 else spell.neg_inf
+        if abs(value) > FLOAT32_MAX or (value != 0 and float32(value) == 0):
+            raise Unrepresentable(f"float beyond float32: {value!r}")
+        return f"{value!r}f{cast}"
+    if k == "bool":
+        if not isinstance(value, bool):
+            raise Unrepresentable(f"{value!r} is not a bool")
+        return ("true" if value else "false") + cast
+    if not isinstance(value, str):
+        raise Unrepresentable(f"{value!r} is not a str")
+    return spell.string(value)
 
 
 def float32(x: float) -> float:
@@ -746,3 +763,6 @@ def java_harness(returns: Type, calls: Sequence[str]) -> tuple[str, str]:
         "    }\n"
     )
     return members, "final class AssayTestMain {\n    public static void main(String[] args) {\n        Problem.assay$run();\n    }\n}\n"
+
+
+JAVA_SCALARS = Float32Spelling("{}l", "(float){}l", "Float.NaN", "Float.POSITIVE_INFINITY", "Float.NEGATIVE_INFINITY", java_string)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 import os
 import re
 import subprocess
@@ -28,7 +27,7 @@ from typing import Any, ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing, Unrepresentable
 from assay.languages.harness import descriptor
-from assay.languages.java import FLOAT32_MAX, JVM_ENV, float32, float32_values, infer_type
+from assay.languages.java import JVM_ENV, Float32Spelling, float32_scalar, float32_values, infer_type
 from assay.languages.splice import ClassSplicer, assert_calls, tests_prefix
 from assay.languages.support import digest, dump_cds, etc_dirs, file_stamp, run_host, support_dir
 from assay.problems import CaseTests, Problem, test_program
@@ -314,34 +313,8 @@ def scala_literal(value: Any, t: Type, item: bool = False, top: bool = False) ->
     if value is None:
         raise Unrepresentable(f"None where {t} is expected (Scala: only Option holds None)")
     cast = _SCALA_CAST.get(k, "") if item else ""
-    if k == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise Unrepresentable(f"{value!r} is not an int")
-        if not -(2**63) <= value < 2**63:
-            raise Unrepresentable(f"int beyond 64 bits: {value}")
-        return f"{value}l{cast}"
-    if k == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise Unrepresentable(f"{value!r} is not a float")
-        if isinstance(value, int):
-            if -(2**63) <= value < 2**63:
-                return f"{value}l.toFloat"
-            value = float(value)
-        if math.isnan(value):
-            return "Float.NaN"
-        if math.isinf(value):
-            return "Float.PositiveInfinity" if value > 0 else "Float.NegativeInfinity"
-        if abs(value) > FLOAT32_MAX or (value != 0 and float32(value) == 0):
-            raise Unrepresentable(f"float beyond float32: {value!r}")
-        return f"{value!r}f{cast}"
-    if k == "bool":
-        if not isinstance(value, bool):
-            raise Unrepresentable(f"{value!r} is not a bool")
-        return ("true" if value else "false") + cast
-    if k == "str":
-        if not isinstance(value, str):
-            raise Unrepresentable(f"{value!r} is not a str")
-        return scala_string(value)
+    if k in ("int", "float", "bool", "str"):
+        return float32_scalar(value, k, SCALA_SCALARS, cast)
     if k in ("list", "vtuple", "set"):
         if not isinstance(value, (list, tuple, set, frozenset)):
             raise Unrepresentable(f"{value!r} is not a {t}"[:200])
@@ -559,3 +532,6 @@ def scala_harness(returns: Type, calls: Sequence[str]) -> tuple[str, str]:
         + "    }\n"
     )
     return members, "object AssayTestMain {\n    def main(args: Array[String]): Unit = Problem.assayRun()\n}\n"
+
+
+SCALA_SCALARS = Float32Spelling("{}l", "{}l.toFloat", "Float.NaN", "Float.PositiveInfinity", "Float.NegativeInfinity", scala_string)
