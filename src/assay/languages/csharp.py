@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.float32 import Float32Spelling, float32_scalar, float32_values
 from assay.languages.harness import descriptor
-from assay.languages.java import Float32Spelling, float32_scalar, float32_values, infer_type
+from assay.languages.java import infer_type
 from assay.languages.splice import ClassSplicer, assert_calls, tests_prefix
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Signature, Type

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.float32 import Float32Spelling, float32_scalar, float32_values
 from assay.languages.harness import descriptor
-from assay.languages.java import JVM_ENV, Float32Spelling, float32_scalar, float32_values, infer_type
+from assay.languages.java import JVM_ENV, infer_type
 from assay.languages.splice import ClassSplicer, assert_calls, tests_prefix
 from assay.languages.support import digest, dump_cds, etc_dirs, file_stamp, run_host, support_dir
 from assay.problems import CaseTests, Problem, test_program
