@@ -152,3 +152,17 @@ def test_an_int_float32_cannot_hold_is_left_out_at_a_float_parameter() -> None:
     assert dict(java.tests.left_out)[reason] > 10 and reason not in dict(rust.tests.left_out)
     held = [struct.unpack("f", struct.pack("f", a))[0] == a for c in java.tests.cases for a in c.args if isinstance(a, int) and abs(a) < 2**100]
     assert held and all(held)
+
+
+@pytest.mark.shared_data
+def test_a_problem_with_every_case_left_out_passes_no_sample() -> None:
+    """If every input of a problem is left out for a language, a wrong sample must not pass vacuously: skipped, not scored."""
+    import dataclasses
+
+    benchmark = bench("js")
+    problem = benchmark.problems["HumanEval_23_strlen"]
+    assert isinstance(problem.tests, CaseTests)
+    empty = dataclasses.replace(problem, tests=dataclasses.replace(problem.tests, cases=(), left_out=(("int beyond 2**53", 3),)))
+    executor = Executor(sandbox_for("javascript"), benchmark, workers=1, cache_dir=Path(os.environ["ASSAY_CACHE_DIR"]))
+    verdict = executor.judge(empty, problem.prompt + "  return -1;\n}\n")
+    assert verdict.status is Status.SKIPPED and "no case left" in verdict.message, verdict

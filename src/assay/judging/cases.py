@@ -74,6 +74,9 @@ def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: st
 
     tests = problem.tests
     assert isinstance(tests, CaseTests) and tests.signature is not None
+    if not plan.calls:  # every input left out for this language: nothing checks the sample, so it is not scored
+        left = "; ".join(f"{reason} {n}" for reason, n in tests.left_out) or "none given"
+        return Verdict(Status.SKIPPED, message=f"skipped: no case left to judge in {language.display} (left out: {left})"[:1000])
     try:
         toolchain = language.toolchain()
     except ToolchainMissing as exc:
