@@ -10,7 +10,7 @@ from assay.languages.base import Language
 from assay.languages.ocaml import ocaml_string
 from assay.problems import Status
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import STRLEN, LanguageSpec, Verdicts, benchmark, judge
+from tests.languages._common import STRLEN, LanguageSpec, Verdicts, benchmark, judge, language_or_skip
 
 # fd 3 as a channel, through the runtime primitive Stdlib's own stdout is made with.
 FD3 = '  let module M = struct external fd : int -> out_channel = "caml_ml_open_descriptor_out" end in\n  let c = M.fd 3 in\n'
@@ -103,3 +103,30 @@ def test_output_without_a_final_newline_does_not_hide_the_marker(language: Langu
     problem = benchmark(SPEC.bench).problems[STRLEN]
     verdict = judge(language, problem, problem.prompt + ' print_string "no newline"; String.length string\n')
     assert verdict.status is Status.PASSED, verdict
+
+
+def test_the_harness_unit_is_compiled_once_and_beside_the_sample_when_turned_off(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A case build links assay_case.cmo compiled once (no assay_case.ml among the program's files);
+    turned off, the unit's source is compiled with the sample's, and judges the same."""
+    from assay.execution import Executor
+    from assay.languages.ocaml import OCaml
+    from assay.sandbox import get_sandbox
+
+    language_or_skip("ocaml")
+    bench = benchmark(SPEC.bench)
+    problem = bench.problems[STRLEN]
+    right, wrong = problem.prompt + " String.length string\n", problem.prompt + " String.length string + 1\n"
+    files = OCaml().case_files(problem, right, ['candidate "ab"'])
+    assert set(files) == {"main.ml"} and "Assay_case.case 0 " in files["main.ml"].decode()
+    assert OCaml.toolchain().env["ASSAY_OCAML_CASE"].endswith("/assay_case.cmo")
+    assert "$ASSAY_OCAML_CASE" in (OCaml().build_command(problem) or "")
+    monkeypatch.setenv("ASSAY_OCAML_CASE_UNIT", "0")
+    OCaml.toolchain.cache_clear()
+    try:
+        assert "ASSAY_OCAML_CASE" not in OCaml.toolchain().env
+        assert set(OCaml().case_files(problem, right, ['candidate "ab"'])) == {"main.ml", "assay_case.ml"}
+        executor = Executor(get_sandbox(ro_binds=OCaml.toolchain().ro_binds), bench, workers=1)
+        assert executor.judge(problem, right).status is Status.PASSED
+        assert executor.judge(problem, wrong).status is Status.FAILED
+    finally:
+        OCaml.toolchain.cache_clear()
