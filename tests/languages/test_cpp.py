@@ -12,7 +12,7 @@ from assay.languages.cpp import Cpp
 from assay.problems import Status
 from tests.conftest import shared_data
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import STRLEN, LanguageSpec, benchmark
+from tests.languages._common import STRLEN, LanguageSpec, benchmark, language_or_skip
 
 # Its includes and helpers (one declared before the function, defined after it) are kept; its main is dropped.
 CHAT_REPLY = """#include <iostream>
@@ -158,3 +158,38 @@ def test_mixed_dicts_and_nones_have_types_that_compile() -> None:
     assert call == ('candidate((std::vector<std::any>({std::map<std::string,std::any>({{"one", 1}, {"two", "2"}}), '
                     'std::map<std::string,std::optional<std::string>>({{"c1", "Red"}, {"c3", std::nullopt}}), '
                     "std::vector<std::any>({std::nullopt}), std::vector<std::any>({1, std::nullopt, true})})))")
+
+
+@pytest.mark.slow
+def test_the_case_header_holds_the_harness_and_the_program_carries_it_when_turned_off(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """With the case header (precompiled with <bits/stdc++.h>, force-included before the sample) and
+    the harness's functions built once into an object file, a case program is the sample and its main
+    only: the sample's macros cannot reach the harness. With the precompiled headers turned off, the
+    harness follows the sample in its program, and judges the same."""
+    from assay.execution import Executor
+    from assay.languages.cpp import CASE_HARNESS, CASES_MARK
+    from assay.sandbox import get_sandbox
+
+    language_or_skip("cpp")
+    bench = benchmark(SPEC.bench)
+    problem = bench.problems[STRLEN]
+    right, wrong = problem.prompt + "    return string.size();\n", problem.prompt + "    return string.size() + 1;\n"
+    toolchain = Cpp.toolchain()
+    Cpp().prepare(toolchain)
+    files = Cpp().case_files(problem, right, ['candidate("ab")'])
+    assert set(files) == {"main.cpp", CASES_MARK} and "assay_put_chars" not in files["main.cpp"].decode()
+    executor = Executor(get_sandbox(ro_binds=toolchain.ro_binds), bench, workers=1)
+    # A macro that would break the harness's writes if the harness came after it
+    macro = problem.prompt.replace("long string_length(", "#define write(...) 0\nlong string_length(") + "    return string.size();\n"
+    assert executor.judge(problem, macro).status is Status.PASSED
+    assert executor.judge(problem, wrong).status is Status.FAILED
+    monkeypatch.setenv("ASSAY_CPP_PCH", "0")
+    Cpp.toolchain.cache_clear()
+    try:
+        inline = Cpp().case_files(problem, right, ['candidate("ab")'])
+        assert set(inline) == {"main.cpp"} and CASE_HARNESS in inline["main.cpp"].decode()
+        executor = Executor(get_sandbox(ro_binds=Cpp.toolchain().ro_binds), bench, workers=1)
+        assert executor.judge(problem, right).status is Status.PASSED
+        assert executor.judge(problem, wrong).status is Status.FAILED
+    finally:
+        Cpp.toolchain.cache_clear()

@@ -12,13 +12,17 @@ assay.languages.support; shown to the sandbox read-only) is force-included and c
 0.5 s. GCC checks that it matches and falls back to the headers if not; ASSAY_CPP_PCH=0 turns it off.
 
 Cases (assay.judging.cases): the sample is built as the test program has it (prompt + completion, or
-a whole program spliced; then the `}` that closes its function), followed by the case harness and a
+a whole program spliced; then the `}` that closes its function), followed by a
 `main` that evaluates each call (MultiPL-E's own, or rendered as its translator renders literals) in a
 try block and writes the result to fd 3, encoded by the call's static C++ type (an exception is a
-record of its own). One translation unit, as before: a harness of its own would load the precompiled
-header a second time (0.2 s of CPU); this one costs g++ about 0.07 s more than the test section did.
-The sample's macros reach the harness, as they reached the test section; `signed main` survives the
-commonest, `#define int long long`. Results that are MultiPL-E's C++ unions are not cases: a C++ union
+record of its own). The harness's declarations and templates are a case header, precompiled with
+<bits/stdc++.h> and force-included before the sample; its functions (scalars, strings, std::any, the
+channel) are compiled once into an object file beside it that each case build links. Compiled with every
+sample instead, the harness cost g++ 0.05 s of CPU a program more than the test section did; now the two
+cost the same. The sample's macros no longer reach the harness (only its main, which follows the
+sample: `signed main` survives the commonest, `#define int long long`). With ASSAY_CPP_PCH=0, or where
+the case header cannot be built, the whole harness follows the sample in its translation unit.
+Results that are MultiPL-E's C++ unions are not cases: a C++ union
 has no tag, so no harness can tell which member a sample returned (see test_calls).
 """
 
@@ -44,6 +48,9 @@ STD = "-std=c++17"
 PCH_HEADER = "assay-pch.h"
 PCH_TEXT = "#include <assert.h>\n#include <bits/stdc++.h>\n"
 PCH_ENV = "ASSAY_CPP_PCH"  # in the sandbox: the header to force-include; on the host: "0" turns it off
+CASES_HEADER = "assay-cases.h"
+CASES_ENV = "ASSAY_CPP_CASES"  # in the sandbox: the case header (its object file is the same name + .o)
+CASES_MARK = "assay-case-header"  # a file of a case build's own: it force-includes the case header
 
 TESTS_MAIN = "assay_tests_main"
 
@@ -61,25 +68,39 @@ ASSERT_SHIM = f"""
 }}
 """
 
-# The case harness (see assay.judging.records), after the sample: each case's result, encoded by its
-# static C++ type, one record per line on fd 3. Every overload is declared before the templates that
-# call it (the arguments are std types: lookup at instantiation would not find later ones).
-CASE_HARNESS = r"""
+# The case harness (see assay.judging.records): each case's result, encoded by its static C++ type, one
+# record per line on fd 3. Two parts. CASE_DECLARATIONS: the encoder's templates and the declarations of
+# its functions (every overload declared before the templates that call it: the arguments are std types,
+# so lookup at instantiation would not find later ones). CASE_FUNCTIONS: those functions, which are no
+# templates (scalars, strings, a std::any's contents, the channel, an exception's message). With the
+# precompiled header, the declarations are in the case header (precompiled with <bits/stdc++.h>,
+# force-included before the sample) and the functions in an object file built once beside it; without
+# it, both follow the sample in its translation unit.
+CASE_DECLARATIONS = r"""
 #include <unistd.h>
+#include <any>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <string>
-static void assay_put(std::string& o, bool v);
+void assay_put(std::string& o, bool v);
+void assay_put_signed(std::string& o, long long v);
+void assay_put_unsigned(std::string& o, unsigned long long v);
+void assay_put_double(std::string& o, double v);
+void assay_put(std::string& o, const std::string& v);
+void assay_put(std::string& o, const char* v);
+void assay_put(std::string& o, std::nullopt_t);
+void assay_put_any(std::string& o, const std::any& v);
+void assay_emit(const std::string& line);
+void assay_e(long i);
 template <class T> static typename std::enable_if<std::is_integral<T>::value && !std::is_same<T, bool>::value>::type assay_put(std::string& o, T v);
 template <class T> static typename std::enable_if<std::is_floating_point<T>::value>::type assay_put(std::string& o, T v);
 template <class T> static typename std::enable_if<std::is_union<T>::value>::type assay_put(std::string& o, const T& v);
-static void assay_put(std::string& o, const std::string& v);
-static void assay_put(std::string& o, const char* v);
-static void assay_put(std::string& o, std::nullopt_t);
-__ANY_DECLARATION__template <class T> static void assay_put(std::string& o, const std::optional<T>& v);
+// Exactly a std::any (a template: nothing converts to it, as anything would to a std::any parameter).
+template <class T> static typename std::enable_if<std::is_same<T, std::any>::value>::type assay_put(std::string& o, const T& v);
+template <class T> static void assay_put(std::string& o, const std::optional<T>& v);
 template <class T, class A> static void assay_put(std::string& o, const std::vector<T, A>& v);
 template <class T, std::size_t N> static void assay_put(std::string& o, const std::array<T, N>& v);
 template <class T, class C, class A> static void assay_put(std::string& o, const std::set<T, C, A>& v);
@@ -90,37 +111,19 @@ template <class A, class B> static void assay_put(std::string& o, const std::pai
 template <class... T> static void assay_put(std::string& o, const std::tuple<T...>& v);
 template <class... T> static void assay_put(std::string& o, const std::variant<T...>& v);
 
-static void assay_put(std::string& o, bool v) { o += v ? "true" : "false"; }
 template <class T> static typename std::enable_if<std::is_integral<T>::value && !std::is_same<T, bool>::value>::type assay_put(std::string& o, T v) {
-    o += std::to_string(v);
+    if (std::is_signed<T>::value) assay_put_signed(o, static_cast<long long>(v));
+    else assay_put_unsigned(o, static_cast<unsigned long long>(v));
 }
 template <class T> static typename std::enable_if<std::is_floating_point<T>::value>::type assay_put(std::string& o, T v) {
-    double d = static_cast<double>(v);  // a float's value exactly: %.17g round-trips a double
-    if (std::isnan(d)) { o += "NaN"; return; }
-    if (std::isinf(d)) { o += d > 0 ? "Infinity" : "-Infinity"; return; }
-    char buffer[40];
-    std::snprintf(buffer, sizeof buffer, "%.17g", d);
-    o += buffer;
+    assay_put_double(o, static_cast<double>(v));  // a float's value exactly: %.17g round-trips a double
 }
 template <class T> static typename std::enable_if<std::is_union<T>::value>::type assay_put(std::string&, const T&) {
     throw std::runtime_error("a union's value cannot be read (C++ unions have no tag)");
 }
-static void assay_put_chars(std::string& o, const char* s, std::size_t n) {
-    o += '"';
-    for (std::size_t i = 0; i < n; i++) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c == '"' || c == '\\') { o += '\\'; o += static_cast<char>(c); }
-        else if (c < 0x20 || c == 0x7f) { char e[8]; std::snprintf(e, sizeof e, "\\u%04x", c); o += e; }
-        else o += static_cast<char>(c);
-    }
-    o += '"';
+template <class T> static typename std::enable_if<std::is_same<T, std::any>::value>::type assay_put(std::string& o, const T& v) {
+    assay_put_any(o, v);
 }
-static void assay_put(std::string& o, const std::string& v) { assay_put_chars(o, v.data(), v.size()); }
-static void assay_put(std::string& o, const char* v) {
-    if (v == nullptr) { o += "null"; return; }
-    assay_put_chars(o, v, std::strlen(v));
-}
-static void assay_put(std::string& o, std::nullopt_t) { o += "null"; }
 template <class T> static void assay_put(std::string& o, const std::optional<T>& v) {
     if (v.has_value()) assay_put(o, *v); else o += "null";
 }
@@ -170,47 +173,48 @@ template <class... T> static void assay_put(std::string& o, const std::tuple<T..
 template <class... T> static void assay_put(std::string& o, const std::variant<T...>& v) {
     std::visit([&o](const auto& x) { assay_put(o, x); }, v);  // the alternative it holds (a union with a tag)
 }
-__ANY_ENCODER__static void assay_emit(const std::string& line) {
-    const char* p = line.data();
-    std::size_t n = line.size();
-    while (n > 0) {
-        ssize_t w = ::write(3, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) std::_Exit(125);  // the channel is gone: the records so far stand
-        p += w;
-        n -= static_cast<std::size_t>(w);
-    }
-}
 template <class T> static void assay_v(long i, const T& v) {
     std::string line = std::to_string(i) + " v ";
     assay_put(line, v);
     line += '\n';
     assay_emit(line);
 }
-static void assay_e(long i) {  // in a catch block: the exception in flight
-    std::string m = "an exception that is not a std::exception";
-    try { throw; }
-    catch (const std::exception& e) { m = e.what(); }
-    catch (const std::string& s) { m = s; }
-    catch (const char* s) { m = s ? s : "a null C string"; }
-    catch (...) {}
-    for (char& c : m) if (c == '\n' || c == '\r') c = ' ';
-    if (m.size() > 300) m.resize(300);
-    assay_emit(std::to_string(i) + " e " + m + "\n");
-}
 """
 
-# Only where a result can hold a std::any (its casts cost g++ a tenth of a second): declared before the
-# templates, defined after them.
-ANY_DECLARATION = "static void assay_put(std::string& o, const std::any& v);\n"
-ANY_ENCODER = r"""
+CASE_FUNCTIONS = r"""
+void assay_put(std::string& o, bool v) { o += v ? "true" : "false"; }
+void assay_put_signed(std::string& o, long long v) { o += std::to_string(v); }
+void assay_put_unsigned(std::string& o, unsigned long long v) { o += std::to_string(v); }
+void assay_put_double(std::string& o, double d) {
+    if (std::isnan(d)) { o += "NaN"; return; }
+    if (std::isinf(d)) { o += d > 0 ? "Infinity" : "-Infinity"; return; }
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%.17g", d);
+    o += buffer;
+}
+static void assay_put_chars(std::string& o, const char* s, std::size_t n) {
+    o += '"';
+    for (std::size_t i = 0; i < n; i++) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c == '"' || c == '\\') { o += '\\'; o += static_cast<char>(c); }
+        else if (c < 0x20 || c == 0x7f) { char e[8]; std::snprintf(e, sizeof e, "\\u%04x", c); o += e; }
+        else o += static_cast<char>(c);
+    }
+    o += '"';
+}
+void assay_put(std::string& o, const std::string& v) { assay_put_chars(o, v.data(), v.size()); }
+void assay_put(std::string& o, const char* v) {
+    if (v == nullptr) { o += "null"; return; }
+    assay_put_chars(o, v, std::strlen(v));
+}
+void assay_put(std::string& o, std::nullopt_t) { o += "null"; }
 // What MultiPL-E's literals put in a std::any (ints as long or int, floats, strings as const char*), and lists of those.
 template <class T> static bool assay_any_as(std::string& o, const std::any& v) {
     const T* p = std::any_cast<T>(&v);
     if (p != nullptr) assay_put(o, *p);
     return p != nullptr;
 }
-static void assay_put(std::string& o, const std::any& v) {
+void assay_put_any(std::string& o, const std::any& v) {
     if (!v.has_value()) { o += "null"; return; }
     if (assay_any_as<long>(o, v) || assay_any_as<int>(o, v) || assay_any_as<long long>(o, v) || assay_any_as<unsigned long>(o, v)
         || assay_any_as<unsigned>(o, v) || assay_any_as<bool>(o, v) || assay_any_as<char>(o, v) || assay_any_as<float>(o, v)
@@ -223,7 +227,30 @@ static void assay_put(std::string& o, const std::any& v) {
     }
     throw std::runtime_error(std::string("a std::any holding a value of type ") + v.type().name());
 }
+void assay_emit(const std::string& line) {
+    const char* p = line.data();
+    std::size_t n = line.size();
+    while (n > 0) {
+        ssize_t w = ::write(3, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) std::_Exit(125);  // the channel is gone: the records so far stand
+        p += w;
+        n -= static_cast<std::size_t>(w);
+    }
+}
+void assay_e(long i) {  // in a catch block: the exception in flight
+    std::string m = "an exception that is not a std::exception";
+    try { throw; }
+    catch (const std::exception& e) { m = e.what(); }
+    catch (const std::string& s) { m = s; }
+    catch (const char* s) { m = s ? s : "a null C string"; }
+    catch (...) {}
+    for (char& c : m) if (c == '\n' || c == '\r') c = ' ';
+    if (m.size() > 300) m.resize(300);
+    assay_emit(std::to_string(i) + " e " + m + "\n");
+}
 """
+CASE_HARNESS = CASE_DECLARATIONS + CASE_FUNCTIONS  # in the sample's translation unit, where there is no case header
 
 _MAIN = re.compile(r"\bint\s+main\s*\(\s*(?:void\s*)?\)")
 _ANY_MAIN = re.compile(r"^[ \t]*(?:int|auto|void)\s+main\s*\([^)]*\)[^{;]*\{", re.MULTILINE)
@@ -252,19 +279,37 @@ class Cpp(BraceLanguage):
     @classmethod
     @functools.cache
     def toolchain(cls) -> Toolchain:
-        """g++, and the directory of the precompiled header (built on first use) when it can have one."""
+        """g++, and the directories of the precompiled headers (built on first use) when it can have them:
+        <bits/stdc++.h>'s, and the case header's (the same with the case harness's declarations, and an
+        object file of its functions)."""
         found = super().toolchain()
         directory = pch_dir(found)
         if directory is None:
             return found
-        return dataclasses.replace(found, ro_binds=tuple(sorted({*found.ro_binds, str(directory)})),
-                                   env={**found.env, PCH_ENV: str(directory / PCH_HEADER)})
+        binds, env = {*found.ro_binds, str(directory)}, {**found.env, PCH_ENV: str(directory / PCH_HEADER)}
+        cases = cases_dir(found)
+        if cases is not None:
+            binds.add(str(cases))
+            env[CASES_ENV] = str(cases / CASES_HEADER)
+        return dataclasses.replace(found, ro_binds=tuple(sorted(binds)), env=env)
 
     def prepare(self, toolchain: Toolchain) -> None:
-        """Build the precompiled header if it is due (once; any failure only costs speed)."""
+        """Build the precompiled headers and the harness's object file if they are due (once; any
+        failure only costs speed)."""
         header = toolchain.env.get(PCH_ENV)
         if header:
             build_pch(toolchain.tools["g++"], Path(header))
+        cases = toolchain.env.get(CASES_ENV)
+        if cases:
+            build_case_header(toolchain.tools["g++"], Path(cases))
+
+    def build_command(self, problem: Problem) -> str | None:
+        """A case build with the case header (case_files says so with the file CASES_MARK) force-includes
+        it and links the harness's object file; any other build is the program's."""
+        if not isinstance(problem.tests, CaseTests):
+            return self.build
+        return (f'if [ -e {CASES_MARK} ]; then {{gpp}} {STD} -Winvalid-pch -include "${CASES_ENV}" -o main main.cpp "${CASES_ENV}.o"; '
+                f"else {self.build}; fi")
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """Close the function, then the assert shim, the tests' main renamed, and a main that prints the marker."""
@@ -328,15 +373,17 @@ class Cpp(BraceLanguage):
         close = head + sep if tests.lstrip().startswith("}") and sep else ""
         found = re.search(r"\bauto\s+candidate\s*=\s*([A-Za-z_]\w*)\s*;", tests)
         entry = found.group(1) if found else problem.entry_point
-        any_result = _mentions_any(problem.tests.signature.returns)
-        harness = (CASE_HARNESS.replace("__ANY_DECLARATION__", ANY_DECLARATION if any_result else "")
-                   .replace("__ANY_ENCODER__", ANY_ENCODER if any_result else ""))
+        header = case_header(self.toolchain())
+        harness = "" if header else CASE_HARNESS
         cases = "\n".join(f"    try {{ assay_v({i}, {call}); }} catch (...) {{ assay_e({i}); }}" for i, call in enumerate(calls))
         # `signed`, not `int`: a sample's `#define int long long` (competitive programmers' habit) leaves it alone.
         main = (f"signed main() {{\n    auto candidate = {entry};\n{cases}\n    assay_emit(\"done {len(calls)}\\n\");\n"
                 "    std::cout.flush();\n    std::fflush(nullptr);\n    return 0;\n}\n")
         program = self.as_completion(problem, code) + "\n" + close + harness + main
-        return {self.source: program.encode()}
+        files = {self.source: program.encode()}
+        if header:
+            files[CASES_MARK] = b""
+        return files
 
     def normalize(self, value: Any, t: Type) -> Any:
         """Floats at float32: MultiPL-E's C++ declares every Python float a `float`, and its asserts compare
@@ -361,10 +408,6 @@ def _float32(value: Any) -> Any:
     if isinstance(value, dict):
         return {_float32(k): _float32(v) for k, v in value.items()}
     return value
-
-
-def _mentions_any(t: Type) -> bool:
-    return t.kind == "any" or any(_mentions_any(a) for a in t.args)
 
 
 def _bare_kind(expected: str) -> str:
@@ -546,3 +589,49 @@ def build_pch(gpp: str, header: Path) -> bool:
         run_host([gpp, STD, "-x", "c++-header", str(header), "-o", str(gch)], gch.parent, timeout=600)
 
     return build_once(header.with_name(header.name + ".gch"), build)
+
+
+def cases_dir(toolchain: Toolchain) -> Path | None:
+    """The support slot cpp-cases-<g++, flags and harness> for the case header and the harness's object
+    file, created (empty) now; None when the precompiled header is turned off or it is not creatable."""
+    if switched_off(PCH_ENV):
+        return None
+    key = digest(os.path.realpath(toolchain.tools["g++"]), toolchain.version, STD, PCH_TEXT, CASE_DECLARATIONS, CASE_FUNCTIONS)
+    return support_slot("cpp-cases", key)
+
+
+def build_case_header(gpp: str, header: Path) -> bool:
+    """The case header (PCH_TEXT and CASE_DECLARATIONS), precompiled, and CASE_FUNCTIONS compiled
+    against it into <header>.o; False when either could not be built (case builds then carry the
+    whole harness)."""
+    text = PCH_TEXT + CASE_DECLARATIONS
+
+    def write_header() -> None:
+        if not header.exists() or header.read_text() != text:
+            header.write_text(text)
+            os.chmod(header, 0o644)
+
+    def build_gch(gch: Path) -> None:
+        write_header()
+        run_host([gpp, STD, "-x", "c++-header", str(header), "-o", str(gch)], gch.parent, timeout=600)
+
+    def build_object(obj: Path) -> None:
+        write_header()
+        unit = obj.with_name("assay-cases.cpp")
+        unit.write_text(CASE_FUNCTIONS)
+        try:
+            run_host([gpp, STD, "-O1", "-include", str(header), "-c", str(unit), "-o", str(obj)], obj.parent, timeout=600)
+        finally:
+            unit.unlink(missing_ok=True)
+
+    return build_once(header.with_name(header.name + ".gch"), build_gch) and build_once(header.with_name(header.name + ".o"), build_object)
+
+
+def case_header(toolchain: Toolchain) -> str | None:
+    """The case header for a case build, where it and its object file are built; else None."""
+    header = toolchain.env.get(CASES_ENV)
+    if not header:
+        return None
+    path = Path(header)
+    ready = all(p.exists() for p in (path, path.with_name(path.name + ".gch"), path.with_name(path.name + ".o")))
+    return header if ready else None
