@@ -13,7 +13,7 @@ from assay.benchmarks import load_benchmark
 from assay.problems import Status
 from assay.sandbox import get_sandbox
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import STRLEN, LanguageSpec, benchmark
+from tests.languages._common import STRLEN, LanguageSpec, benchmark, language_or_skip
 
 # A body prefix: `put` writes a string to fd 3 (Glibc is imported by the tests' prefix and the harness).
 FD3 = "    func put(_ s: String) { var b = Array(s.utf8); _ = write(3, &b, b.count) }\n"
@@ -82,7 +82,8 @@ SPEC = LanguageSpec(
                                    "    if fd != 3 { return Glibc.write(fd, buf, n) }\n"
                                    "    var b = Array(\"0 v 3\\n1 v 3\\n2 v 3\\ndone 3\\n\".utf8)\n"
                                    "    _ = Glibc.write(3, &b, b.count)\n    Glibc.exit(0)\n}\nfunc assayUnused() {\n"),
-        # the harness's encoder replaced (a redeclaration: it does not build)
+        # the harness's encoder replaced: it shadows the harness module's (a redeclaration where the
+        # harness is in the program: it does not build)
         "shadowed encoder": (STRLEN, '    return -1\n}\nfunc assayInt(_ v: Int) -> String { return "0" }\nfunc assayUnused() {\n'),
         # a C main of its own instead of the program's
         "own main": (STRLEN, f"    return -1\n}}\n@_cdecl(\"main\") func assayMain(_ argc: Int32, _ argv: UnsafeMutableRawPointer?) -> Int32 {{\n"
@@ -93,7 +94,7 @@ SPEC = LanguageSpec(
         "sleeps": (STRLEN, "    usleep(60_000_000)\n    return string.count\n"),
     },
     hostile_status={"sleeps": Status.TIMEOUT, "early exit": Status.FAILED, "forged records": Status.FAILED,
-                    "shadowed encoder": Status.COMPILE_ERROR, "own main": Status.COMPILE_ERROR},
+                    "own main": Status.COMPILE_ERROR},
     render_agreement=0.99,  # 2343 of 2343 measured
     round_trip_skip={"mbpp_237_check_occurences": "MultiPL-E's prompt has a dict keyed by tuples, which are not Hashable in Swift"},
 )
@@ -179,3 +180,31 @@ def test_the_harness_encodes_exactly(language) -> None:  # type: ignore[no-untyp
                 continue
             same_types = isinstance(got, dict) or repr(got) == repr(want)  # -0.0, 1 vs 1.0 and True vs 1 apart (a dict's order is Swift's)
             assert kind == "v" and got == want and same_types, (pid, call, wire, got)
+
+
+@pytest.mark.slow
+def test_case_programs_import_the_harness_module_and_carry_the_helpers_when_it_is_turned_off(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The harness's helpers are a module built once with the module cache; a case program imports it
+    (and Glibc, as before). Turned off, the helpers are in the program, and it judges the same."""
+    from assay.execution import Executor
+    from assay.languages.swift import Swift
+
+    language_or_skip("swift")
+    bench = benchmark(SPEC.bench)
+    problem = bench.problems[STRLEN]
+    right, wrong = problem.prompt + "    return string.count\n", problem.prompt + "    return string.count + 1\n"
+    text = Swift().case_files(problem, right, ['strlen(string: "ab")'])["main.swift"].decode()
+    assert "import AssayHarness\n" in text and "import Glibc\n" in text and "func assayWrite" not in text
+    assert "-lAssayHarness" in Swift.toolchain().env["ASSAY_SWIFT_HARNESS"]
+    assert "$ASSAY_SWIFT_HARNESS" in (Swift().build_command(problem) or "")
+    monkeypatch.setenv("ASSAY_SWIFT_HARNESS_MODULE", "0")
+    Swift.toolchain.cache_clear()
+    try:
+        assert "ASSAY_SWIFT_HARNESS" not in Swift.toolchain().env
+        text = Swift().case_files(problem, right, ['strlen(string: "ab")'])["main.swift"].decode()
+        assert "import AssayHarness" not in text and "func assayWrite" in text
+        executor = Executor(get_sandbox(ro_binds=Swift.toolchain().ro_binds), bench, workers=1)
+        assert executor.judge(problem, right).status is Status.PASSED
+        assert executor.judge(problem, wrong).status is Status.FAILED
+    finally:
+        Swift.toolchain.cache_clear()

@@ -47,6 +47,10 @@ import Glibc
 print(Date().timeIntervalSince1970 > 0, "a,b".components(separatedBy: ","))
 """
 _CACHE_FLAGS = (("-Onone",), ("-swift-version", "5", "-Onone", "-wmo", "-module-name", "AssayProgram"))
+# The case harness's helpers as a static library and module, built with the cache: type-checking them with
+# every case program cost 50 ms of CPU a program. ASSAY_SWIFT_HARNESS_MODULE=0 puts them in the program.
+_HARNESS_FLAGS = ("-Onone", "-parse-as-library", "-emit-library", "-static", "-emit-module", "-module-name", "AssayHarness")
+HARNESS_MODULE_ENV = "ASSAY_SWIFT_HARNESS_MODULE"
 
 # Shadows Swift.assert for the test section: a failed assertion exits with ASSERT_EXIT instead of
 # trapping (SIGILL), which would look like any other crash.
@@ -121,7 +125,7 @@ class Swift(BraceLanguage):
         tests = test_program(problem).code
         first = re.search(r"^assert\(", tests, re.M)
         prefix = tests[: first.start()] if first else tests
-        harness = swift_cases.case_harness(problem.tests.signature.returns, calls)
+        harness = swift_cases.case_harness(problem.tests.signature.returns, calls, module=_harness_module())
         return {self.source: (self.as_completion(problem, code) + "\n" + prefix + harness).encode()}
 
     # ------------------------------------------------------------ hand-written suites (runner "units")
@@ -164,7 +168,10 @@ class Swift(BraceLanguage):
         return unit_verdict(result, run, limits)
 
     def build_command(self, problem: Problem) -> str | None:
-        """Unit-test suites compile several files with the suite's flags (Swift 5 mode, one frontend process)."""
+        """Unit-test suites compile several files with the suite's flags (Swift 5 mode, one frontend process);
+        case programs link the harness module where there is one."""
+        if isinstance(problem.tests, CaseTests) and _harness_module():
+            return _COPY_CACHE + "{swiftc} -Onone -module-cache-path " + MODULE_CACHE + " $ASSAY_SWIFT_HARNESS -o main main.swift"
         if test_program(problem).runner != "units":
             return self.build
         flags = " ".join(shlex.quote(f) for f in problem.extra.get("compile_flags", []))
@@ -174,13 +181,17 @@ class Swift(BraceLanguage):
     @classmethod
     @functools.cache
     def toolchain(cls) -> Toolchain:
-        """swiftc, plus the Clang module cache recorded once per machine (see the module docstring)."""
+        """swiftc, plus the Clang module cache recorded once per machine (see the module docstring), and
+        the case harness's module built with it ($ASSAY_SWIFT_HARNESS: its flags)."""
         base = super().toolchain()
         env = {**base.env, "ASSAY_SWIFT_MODULES": ""}
         cache = module_cache(base)
         if cache is None:
             return dataclasses.replace(base, env=env)
         env["ASSAY_SWIFT_MODULES"] = str(cache)
+        harness = cache.parent / "harness"
+        if (harness / "libAssayHarness.a").exists() and (harness / "AssayHarness.swiftmodule").exists() and not switched_off(HARNESS_MODULE_ENV):
+            env["ASSAY_SWIFT_HARNESS"] = f"-I {harness} -L {harness} -lAssayHarness"
         return dataclasses.replace(base, ro_binds=tuple(sorted({*base.ro_binds, str(cache.parent)})), env=env)
 
 
@@ -192,7 +203,8 @@ def module_cache(toolchain: Toolchain) -> Path | None:
     bwrap = find_tool("bwrap")
     if bwrap is None:
         return None  # the cache must be recorded at the sandbox's path, in a private /tmp
-    key = digest(toolchain.version, os.path.realpath(swiftc), file_stamp(os.path.realpath(swiftc)), _CACHE_SAMPLE, _CACHE_FLAGS, MODULE_CACHE)
+    key = digest(toolchain.version, os.path.realpath(swiftc), file_stamp(os.path.realpath(swiftc)), _CACHE_SAMPLE, _CACHE_FLAGS, MODULE_CACHE,
+                 swift_cases.HARNESS_MODULE, _HARNESS_FLAGS)
     try:
         support = support_dir("swift", key, lambda work: _record_module_cache(work, swiftc, bwrap))
     except (OSError, subprocess.SubprocessError):
@@ -202,15 +214,29 @@ def module_cache(toolchain: Toolchain) -> Path | None:
 
 
 def _record_module_cache(work: Path, swiftc: str, bwrap: str) -> None:
-    """Build the sample with each kind of flags against MODULE_CACHE in a private /tmp, then keep the cache."""
+    """Build the sample with each kind of flags against MODULE_CACHE in a private /tmp, and the case
+    harness's module (harness/; left out if it fails to build: case programs then carry the harness),
+    then keep the cache."""
     (work / "sample.swift").write_text(_CACHE_SAMPLE)
+    (work / "harness").mkdir()
+    (work / "harness" / "AssayHarness.swift").write_text(swift_cases.HARNESS_MODULE)
     builds = " && ".join(
         f"{shlex.quote(swiftc)} {' '.join(flags)} -module-cache-path {MODULE_CACHE} sample.swift -o sample" for flags in _CACHE_FLAGS
     )
-    script = f"cd {shlex.quote(str(work))} && {builds} && ./sample >/dev/null && cp -R {MODULE_CACHE} module-cache"
+    module = (f"(cd harness && {shlex.quote(swiftc)} {' '.join(_HARNESS_FLAGS)} -module-cache-path {MODULE_CACHE} AssayHarness.swift "
+              "-o libAssayHarness.a) || rm -rf harness")
+    script = f"cd {shlex.quote(str(work))} && {builds} && ./sample >/dev/null && {{ {module}; }} && cp -R {MODULE_CACHE} module-cache"
     run_host([bwrap, "--dev-bind", "/", "/", "--tmpfs", "/tmp", "--die-with-parent", "--", "/bin/sh", "-c", script], work, timeout=600)
     for name in ("sample.swift", "sample"):
         (work / name).unlink()
+
+
+def _harness_module() -> bool:
+    """Whether case programs import the harness module (no toolchain here: they would not)."""
+    try:
+        return "ASSAY_SWIFT_HARNESS" in Swift.toolchain().env
+    except ToolchainMissing:
+        return False
 
 
 UNIT_CHANNEL_BYTES = 64 * 1024

@@ -200,13 +200,19 @@ def _short(value: Any) -> str:
 
 # Written after MultiPL-E's test-section prefix (which closes the prompt's function): helpers, the
 # generated encoders, one `assayCase` line per case, then `done <n>`. Top-level code of main.swift.
-CASE_HARNESS = r"""
+# The helpers (HELPERS: the channel and the scalar encoders) are the same for every program: where the
+# module AssayHarness is built (once per machine, with the module cache: see swift.py), the program
+# imports them from it (HARNESS_MODULE) instead of type-checking them with every sample.
+IMPORTS = r"""
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
 
+"""
+
+HELPERS = r"""
 func assayWrite(_ line: String) {
     var bytes = Array(line.utf8)
     bytes.append(10)
@@ -264,10 +270,19 @@ func assayAny(_ v: AnyHashable) -> String {
     }
     return "<not plain data: " + String(describing: type(of: b)) + ">"
 }
+func assayFinish(_ n: Int) -> Never {
+    assayWrite("done " + String(n))
+    exit(0)
+}
+"""
+
+# The module: the helpers, public.
+HARNESS_MODULE = IMPORTS + HELPERS.replace("\nfunc ", "\npublic func ")
+CASE_HARNESS = r"""
+__HELPERS__
 __ENCODERS__
 __CASES__
-assayWrite("done __COUNT__")
-exit(0)
+assayFinish(__COUNT__)
 """
 
 CASES_PER_FUNCTION = 50
@@ -319,8 +334,9 @@ class Encoders:
         return name
 
 
-def case_harness(returns: Type, calls: Sequence[str]) -> str:
-    """The harness text for these calls: each result through the encoder of the declared result type."""
+def case_harness(returns: Type, calls: Sequence[str], module: bool = False) -> str:
+    """The harness text for these calls: each result through the encoder of the declared result type;
+    module: the helpers come from the module AssayHarness, imported, instead of the text."""
     encoders = Encoders()
     top = encoders.of(returns)
     lines = numbered(calls, lambda i, call: f"    assayCase({i}, {top}({call}))").split("\n") if calls else []
@@ -328,5 +344,7 @@ def case_harness(returns: Type, calls: Sequence[str]) -> str:
     groups = [lines[k : k + CASES_PER_FUNCTION] for k in range(0, len(lines), CASES_PER_FUNCTION)]
     functions = "\n".join(f"func assayCases{g}() {{\n" + "\n".join(group) + "\n}" for g, group in enumerate(groups))
     run = "\n".join(f"assayCases{g}()" for g in range(len(groups)))
-    return (CASE_HARNESS.replace("__ENCODERS__", "\n".join(encoders.defs) + "\n" + functions).replace("__CASES__", run)
-            .replace("__COUNT__", str(len(calls))))
+    # Glibc stays imported in the program: a sample may call exit() or sqrt() without importing it, as the test section let it.
+    helpers = IMPORTS + ("import AssayHarness\n" if module else HELPERS)
+    return (CASE_HARNESS.replace("__HELPERS__", helpers).replace("__ENCODERS__", "\n".join(encoders.defs) + "\n" + functions)
+            .replace("__CASES__", run).replace("__COUNT__", str(len(calls))))
