@@ -305,7 +305,16 @@ def test_file_not_found(tmp_path: Path) -> None:
 
 
 def test_directory(tmp_path: Path) -> None:
-    assert read_error(tmp_path).startswith(f"{tmp_path}: is a directory")
+    """A directory is read in EvalPlus's layout; one without samples says what that layout is."""
+    assert read_error(tmp_path).startswith(f"{tmp_path}: the directory has no samples; EvalPlus's layout")
+    (tmp_path / "HumanEval_3").mkdir()
+    (tmp_path / "HumanEval_3" / "1.py").write_text("def f(): pass\n")
+    (tmp_path / "HumanEval_3" / "0.py").write_text("def f(): return 0\n")
+    (tmp_path / "Other_9").mkdir()
+    (tmp_path / "Other_9" / "0.py").write_text("x = 1\n")
+    samples = read_samples(tmp_path, task_ids=["HumanEval/3"])
+    assert [(s.task_id, s.index, s.solution) for s in samples] == [
+        ("HumanEval/3", 0, "def f(): return 0\n"), ("HumanEval/3", 1, "def f(): pass\n"), ("Other_9", 0, "x = 1\n")]
 
 
 def test_truncated_gzip(tmp_path: Path) -> None:

