@@ -576,3 +576,24 @@ def test_mbpp_deserialize_keeps_evalplus_quirks() -> None:
     assert pytypes.mbpp_deserialize_inputs("Mbpp/722", [[{"a": [1, 2]}, 1, 2]]) == [[{"a": (1, 2)}, 1, 2]]
     untouched = [[1, 2]]
     assert pytypes.mbpp_deserialize_inputs("Mbpp/3", untouched) is untouched
+
+
+def test_a_problem_without_plus_inputs_counts_in_base_and_plus(mbppplus: Benchmark, tmp_path: Path) -> None:
+    """MBPP+'s Mbpp/793 has base inputs only: it is scored in both columns (its base tests are its whole
+    suite), not as a third label, so base and plus are over all 378 problems."""
+    from assay.evaluate import score_run, suite_flags
+    from assay.problems import Status, Verdict
+    from assay.store import RunStore
+
+    assert {c.suite for c in mbppplus.problems["Mbpp/793"].tests.cases} == {"base"}  # type: ignore[union-attr]
+    assert suite_flags(mbppplus, "Mbpp/793", Verdict(Status.PASSED, "passed")) == {"base": True, "plus": True}
+    store = RunStore(tmp_path / "run")
+    ids = ["Mbpp/793", "Mbpp/2"]
+    store.add_samples([(t, 0, f"h{i}", None, "x", {}) for i, t in enumerate(ids)])
+    store.put("h0", Verdict(Status.PASSED, "passed"))
+    store.put("h1", Verdict(Status.FAILED, "failed"))
+    result = score_run(store, mbppplus, [1], {}, {}, {})
+    assert set(result.scores) == {"base", "plus"}
+    assert result.scores["plus"][1].n_problems == 2 and result.scores["plus"][1].value == 0.5
+    assert result.scores["base"][1].n_problems == 2
+    store.close()

@@ -82,10 +82,24 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
+_PLUS_BENCHMARKS: dict[tuple[str, str], bool] = {}
+
+
+def has_plus_suite(benchmark: Benchmark) -> bool:
+    """Whether any problem of the benchmark has plus cases (HumanEval+, MBPP+ and their translations)."""
+    key = (benchmark.name, benchmark.content_hash)
+    if key not in _PLUS_BENCHMARKS:
+        _PLUS_BENCHMARKS[key] = any(isinstance(p.tests, CaseTests) and any(c.suite == "plus" for c in p.tests.cases)
+                                    for p in benchmark.problems.values())
+    return _PLUS_BENCHMARKS[key]
+
+
 def suite_flags(benchmark: Benchmark, task_id: str, verdict: Verdict) -> dict[str, bool]:
-    """Pass flags per score label: HumanEval+ reports base tests and base + plus tests, like EvalPlus."""
+    """Pass flags per score label: HumanEval+ reports base tests and base + plus tests, like EvalPlus. A
+    problem of such a benchmark without plus inputs (MBPP+'s Mbpp/793) counts in both, with its base
+    tests as its whole suite."""
     problem = benchmark.problems[task_id]
-    if isinstance(problem.tests, CaseTests) and any(c.suite == "plus" for c in problem.tests.cases):
+    if isinstance(problem.tests, CaseTests) and has_plus_suite(benchmark):
         base = next((t for t in verdict.tests if t.name == "suite:base"), None)
         base_ok = verdict.passed or (base is not None and base.status is Status.PASSED)
         return {"base": base_ok, "plus": verdict.passed}
