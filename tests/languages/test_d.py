@@ -11,7 +11,7 @@ from assay.languages.d import D
 from assay.problems import Status
 from tests.conftest import shared_data
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import STRLEN, LanguageSpec, benchmark
+from tests.languages._common import STRLEN, LanguageSpec, benchmark, language_or_skip
 
 # MultiPL-E's D prompts end with the function's signature: a completion writes the whole body.
 CORRECT = {
@@ -130,3 +130,44 @@ def test_the_test_section_names_its_file_and_keeps_one_main() -> None:
     assert program.index('#line 1 "assay-tests.d"\nunittest') > program.index("extendedModuleUnitTester")
     assert program.count("void main(){}") == 1 and 'puts("MARK")' in program
     assert D().program(problem, CHAT_REPLY, "MARK").count("void main(") == 1
+
+
+@pytest.mark.slow
+def test_the_harness_module_is_built_once_and_in_the_program_when_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case build imports the harness's module built once and links its object file (the program holds
+    none of its items); turned off (ASSAY_D_HARNESS=0), the program holds them, and each kind of sample
+    gets the same verdict."""
+    from assay.languages.d import CASE_BUILD
+    from assay.sandbox import get_sandbox
+
+    language_or_skip("d")
+    problem = benchmark(SPEC.bench).problems[STRLEN]
+    samples = {Status.PASSED: CORRECT[STRLEN], Status.FAILED: "{\n    return cast(long) string.length + 1;\n}\n",
+               Status.RUNTIME_ERROR: '{\n    throw new Exception("boom");\n}\n', Status.COMPILE_ERROR: "{\n    return string;\n}\n"}
+
+    def verdicts() -> dict[Status, tuple[Status, str, list[tuple[str, Status]]]]:
+        box = get_sandbox(ro_binds=D.toolchain().ro_binds)
+        try:
+            found = {want: D().judge(box, problem, problem.prompt + body) for want, body in samples.items()}
+        finally:
+            getattr(box, "close", lambda: None)()
+        return {want: (v.status, v.message, [(t.name, t.status) for t in v.tests]) for want, v in found.items()}
+
+    D.toolchain.cache_clear()
+    try:
+        flags = D.toolchain().env["ASSAY_D_CASE"]
+        assert flags.startswith("-I ") and flags.split()[2].endswith("/assay_harness.o") and flags.split()[1] in D.toolchain().ro_binds
+        assert D().build_command(problem) == CASE_BUILD and D.build != CASE_BUILD
+        program = D().case_files(problem, problem.prompt + samples[Status.PASSED], ['candidate("ab")'])["main.d"].decode()
+        assert "static import assay_harness;" in program and "void assay_put(" not in program
+        assert 'try assay_harness.assay_v(0, candidate("ab")); catch (Throwable e) assay_harness.assay_e(0, e);' in program
+        prebuilt = verdicts()
+        assert {want: got[0] for want, got in prebuilt.items()} == {want: want for want in samples}, prebuilt
+        monkeypatch.setenv("ASSAY_D_HARNESS", "0")
+        D.toolchain.cache_clear()
+        assert "ASSAY_D_CASE" not in D.toolchain().env and D().build_command(problem) == D.build
+        program = D().case_files(problem, problem.prompt + samples[Status.PASSED], ['candidate("ab")'])["main.d"].decode()
+        assert "assay_harness" not in program and "void assay_put(" in program
+        assert verdicts() == prebuilt
+    finally:
+        D.toolchain.cache_clear()

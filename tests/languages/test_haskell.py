@@ -12,7 +12,7 @@ import pytest
 
 from assay.problems import Status
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import STRLEN, LanguageSpec, Verdicts
+from tests.languages._common import STRLEN, LanguageSpec, Verdicts, benchmark, language_or_skip
 
 # Haskell's IO needs imports, which only a whole program (starting with them) can have.
 EARLY_EXIT = (
@@ -111,3 +111,43 @@ SPEC = LanguageSpec(
 @pytest.mark.slow
 def test_a_completion_with_its_own_demo_main_passes(verdicts: Verdicts) -> None:
     assert verdicts["echoed"].status is Status.PASSED, verdicts["echoed"]
+
+
+@pytest.mark.slow
+def test_the_harness_package_is_built_once_and_the_driver_holds_it_when_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case build names the harness package built once (the driver imports AssayHarness and defines
+    none of it), linked dynamically where it can be; turned off (ASSAY_HASKELL_HARNESS=0), the driver
+    holds the harness, and each kind of sample gets the same verdict."""
+    from assay.languages.haskell import CASE_BUILD, Haskell
+    from assay.sandbox import get_sandbox
+
+    language_or_skip("haskell")
+    problem = benchmark(SPEC.bench).problems[STRLEN]
+    samples = {Status.PASSED: " length string\n", Status.FAILED: " length string + 1\n",
+               Status.RUNTIME_ERROR: ' error "boom"\n', Status.COMPILE_ERROR: " length string ++ 1\n"}
+
+    def verdicts() -> dict[Status, tuple[Status, str, list[tuple[str, Status]]]]:
+        box = get_sandbox(ro_binds=Haskell.toolchain().ro_binds)
+        try:
+            found = {want: Haskell().judge(box, problem, problem.prompt + body) for want, body in samples.items()}
+        finally:
+            getattr(box, "close", lambda: None)()
+        return {want: (v.status, v.message, [(t.name, t.status) for t in v.tests]) for want, v in found.items()}
+
+    Haskell.toolchain.cache_clear()
+    try:
+        flags = Haskell.toolchain().env["ASSAY_HASKELL_CASE"]
+        assert flags.startswith("-package-db ") and str(Path(flags.split()[1]).parent) in Haskell.toolchain().ro_binds
+        assert Haskell().build_command(problem) == CASE_BUILD and Haskell.build != CASE_BUILD
+        driver = Haskell().case_files(problem, problem.prompt + samples[Status.PASSED], ['candidate "ab"'])["AssayMain.hs"].decode()
+        assert "import AssayHarness\n" in driver and "assayCase ::" not in driver and 'assayCase h enc 0 (candidate "ab")' in driver
+        prebuilt = verdicts()
+        assert {want: got[0] for want, got in prebuilt.items()} == {want: want for want in samples}, prebuilt
+        monkeypatch.setenv("ASSAY_HASKELL_HARNESS", "0")
+        Haskell.toolchain.cache_clear()
+        assert "ASSAY_HASKELL_CASE" not in Haskell.toolchain().env and Haskell().build_command(problem) == Haskell.build
+        driver = Haskell().case_files(problem, problem.prompt + samples[Status.PASSED], ['candidate "ab"'])["AssayMain.hs"].decode()
+        assert "import AssayHarness" not in driver and "assayCase ::" in driver
+        assert verdicts() == prebuilt
+    finally:
+        Haskell.toolchain.cache_clear()

@@ -11,8 +11,12 @@ Cases (assay.judging.cases): the sample, then the case harness in its place: the
 runner (set from a `shared static this()` after the sample's), which runs no unittest block but the
 cases: each call (MultiPL-E's own, or rendered as its translator writes literals) in a try block that
 catches any Throwable (an exception, a RangeError, an AssertError of the sample's own), its result
-encoded by its static D type (std.traits) and written to fd 3. `main` does not run, as before (an
-empty one is added where the sample has none). What D's `==` makes of MultiPL-E's tests is kept:
+encoded by its static D type and written to fd 3. `main` does not run, as before (an empty one is
+added where the sample has none). The harness's functions are built once per machine into a module of
+their own (assay_harness.o in a support directory, with its source to import for its one template, the
+encoding by static type); the runner names it by `static import`, and a case build links its object
+file, with gold where it links (ld.bfd took a third of a build). ASSAY_D_HARNESS=0, or a module that
+cannot be built: the harness's items are in the program. What D's `==` makes of MultiPL-E's tests is kept:
 its floats are `float` compared with double literals (0.1f != 0.1: only the exact float32 value
 equals the expected one, which plain equality on the exact value gives), and an empty dict is a
 null Nullable!(V[K]) (MultiPL-E's `___null_dict___`, tested with isNull): a null one is written as
@@ -21,13 +25,20 @@ the empty dict, a non-null empty one as something no dict equals.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
+import os
 import re
+import shutil
+import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain, ToolchainMissing, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced
+from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Signature, Type
 
@@ -74,7 +85,11 @@ auto assay_unittests()
 """
 
 # The case harness (see assay.judging.records): a unit-test runner that runs the cases, one record per case on fd 3.
-_CASE_HARNESS = """
+# Its functions (HARNESS_ITEMS) are built once per machine into a module of their own (assay_harness.o,
+# imported from a support directory, see D.toolchain), or, where that build is not possible, written
+# into the program. Its one template (the encoding by static type, which the program instantiates)
+# names no module: it needs no import of Phobos's std.traits or std.typecons of its own.
+HARNESS_ITEMS = """
 void assay_emit(const(char)[] line)
 {
     import core.stdc.errno : EINTR, errno;
@@ -114,38 +129,88 @@ void assay_string(ref char[] o, const(char)[] s)
     o ~= '"';
 }
 
-void assay_put(T)(ref char[] o, auto ref T v)
+void assay_long(ref char[] o, long v)
 {
     import core.stdc.stdio : snprintf;
-    import std.traits : isArray, isAssociativeArray, isFloatingPoint, isIntegral, isSigned, isSomeString, Unqual;
-    import std.typecons : isTuple, Nullable;
-    alias U = Unqual!T;
     char[40] buffer;
+    o ~= buffer[0 .. snprintf(buffer.ptr, buffer.length, "%lld", v)];
+}
+
+void assay_ulong(ref char[] o, ulong v)
+{
+    import core.stdc.stdio : snprintf;
+    char[40] buffer;
+    o ~= buffer[0 .. snprintf(buffer.ptr, buffer.length, "%llu", v)];
+}
+
+void assay_double(ref char[] o, double d)
+{
+    import core.stdc.stdio : snprintf;
+    char[40] buffer;
+    if (d != d)
+        o ~= "NaN";
+    else if (d == double.infinity)
+        o ~= "Infinity";
+    else if (d == -double.infinity)
+        o ~= "-Infinity";
+    else
+        o ~= buffer[0 .. snprintf(buffer.ptr, buffer.length, "%.17g", d)];  // a float's value exactly: %.17g round-trips a double
+}
+
+char[] assay_number(size_t i, const(char)[] kind)
+{
+    import core.stdc.stdio : snprintf;
+    char[24] buffer;
+    return buffer[0 .. snprintf(buffer.ptr, buffer.length, "%zu", i)].dup ~ kind;
+}
+
+void assay_end(ref char[] line)
+{
+    line ~= '\\n';
+    assay_emit(line);
+}
+
+void assay_e(size_t i, Throwable e)
+{
+    auto line = assay_number(i, " e ");
+    const(char)[] message = "a Throwable";
+    try
+        message = e.msg;
+    catch (Throwable)
+    {
+    }
+    foreach (char c; message.length > 300 ? message[0 .. 300] : message)
+        line ~= c == '\\n' || c == '\\r' ? ' ' : c;
+    assay_end(line);
+}
+
+void assay_done(size_t n)
+{
+    import core.stdc.stdio : fflush, stdout;
+    auto line = "done " ~ assay_number(n, "");
+    assay_end(line);
+    fflush(stdout);
+}
+
+// The encoding by static type: a template, instantiated by the program for its result type.
+void assay_put(T)(ref char[] o, auto ref T v)
+{
+    alias U = typeof(cast() v);
     static if (is(U == bool))
         o ~= v ? "true" : "false";
     else static if (is(U == typeof(null)))
         o ~= "null";
-    else static if (isIntegral!U && isSigned!U)
-        o ~= buffer[0 .. snprintf(buffer.ptr, buffer.length, "%lld", cast(long) v)];
-    else static if (isIntegral!U)
-        o ~= buffer[0 .. snprintf(buffer.ptr, buffer.length, "%llu", cast(ulong) v)];
-    else static if (isFloatingPoint!U)
-    {
-        double d = v;  // a float's value exactly: %.17g round-trips a double
-        if (d != d)
-            o ~= "NaN";
-        else if (d == double.infinity)
-            o ~= "Infinity";
-        else if (d == -double.infinity)
-            o ~= "-Infinity";
-        else
-            o ~= buffer[0 .. snprintf(buffer.ptr, buffer.length, "%.17g", d)];
-    }
-    else static if (isSomeString!U && is(typeof(v[0]) : const(char)))
+    else static if (__traits(isIntegral, U) && !assay_is_char!U && !__traits(isUnsigned, U))
+        assay_long(o, v);
+    else static if (__traits(isIntegral, U) && !assay_is_char!U)
+        assay_ulong(o, v);
+    else static if (__traits(isFloating, U))
+        assay_double(o, v);
+    else static if (is(U == E[], E) && is(immutable E == immutable char))
         assay_string(o, v);
-    else static if (is(U == Nullable!X, X))
+    else static if (is(U == S1!A1, alias S1, A1...) && __traits(identifier, S1) == "Nullable")
     {
-        static if (isAssociativeArray!X)
+        static if (__traits(isAssociativeArray, typeof(v.get)))
         {
             // MultiPL-E's empty dict is a null Nullable (___null_dict___, tested with isNull)
             if (v.isNull)
@@ -160,7 +225,7 @@ void assay_put(T)(ref char[] o, auto ref T v)
         else
             assay_put(o, v.get);
     }
-    else static if (isTuple!U)
+    else static if (is(U == S2!A2, alias S2, A2...) && __traits(identifier, S2) == "Tuple")
     {
         o ~= '[';
         foreach (i, x; v.expand)
@@ -171,7 +236,7 @@ void assay_put(T)(ref char[] o, auto ref T v)
         }
         o ~= ']';
     }
-    else static if (isAssociativeArray!U)
+    else static if (__traits(isAssociativeArray, U))
     {
         o ~= '[';
         bool first = true;
@@ -190,7 +255,7 @@ void assay_put(T)(ref char[] o, auto ref T v)
     }
     else static if (is(U == void[]))
         o ~= "[]";  // the type of the literal []
-    else static if (isArray!U)
+    else static if (is(U == E1[], E1) || is(U == E2[n], E2, size_t n))
     {
         o ~= '[';
         foreach (i, ref x; v)
@@ -205,36 +270,21 @@ void assay_put(T)(ref char[] o, auto ref T v)
         throw new Exception("a result of type " ~ U.stringof ~ " is not plain data");
 }
 
-char[] assay_number(size_t i, const(char)[] kind)
-{
-    import core.stdc.stdio : snprintf;
-    char[24] buffer;
-    return buffer[0 .. snprintf(buffer.ptr, buffer.length, "%zu", i)].dup ~ kind;
-}
-
 void assay_v(T)(size_t i, auto ref T v)
 {
     auto line = assay_number(i, " v ");
     assay_put(line, v);
-    line ~= '\\n';
-    assay_emit(line);
+    assay_end(line);
 }
 
-void assay_e(size_t i, Throwable e)
-{
-    auto line = assay_number(i, " e ");
-    const(char)[] message = "a Throwable";
-    try
-        message = e.msg;
-    catch (Throwable)
-    {
-    }
-    foreach (char c; message.length > 300 ? message[0 .. 300] : message)
-        line ~= c == '\\n' || c == '\\r' ? ' ' : c;
-    line ~= '\\n';
-    assay_emit(line);
-}
+// A character type: no number, though __traits(isIntegral) says it is one.
+enum assay_is_char(U) = is(U == char) || is(U == wchar) || is(U == dchar);
+"""
+HARNESS_MODULE = "/** Assay's case harness for D (assay.languages.d), compiled once. */\nmodule assay_harness;\n" + HARNESS_ITEMS
 
+# The program's own part, after the sample: the runner that runs the cases (set from a `shared static
+# this()` after the sample's); __H__ is how it names the harness (`assay_harness.`, or nothing inline).
+_CASES = """
 shared static this()
 {
     import core.runtime : Runtime;
@@ -244,16 +294,19 @@ shared static this()
 auto assay_cases()
 {
     import core.runtime : UnitTestResult;
-    import core.stdc.stdio : fflush, stdout;
-    alias candidate = __ENTRY__;
+__IMPORT__    alias candidate = __ENTRY__;
 __CASES__
-    assay_emit("done __COUNT__\\n");
-    fflush(stdout);
+    __H__assay_done(__COUNT__);
     UnitTestResult result;
     result.runMain = false;  // main is no case: a sample's own main must not run (or exit) after them
     return result;
 }
 """
+
+HARNESS_ENV = "ASSAY_D_HARNESS"  # 0: no module built once, the harness is compiled with each sample
+CASE_BUILD = "{gdc} -funittest $ASSAY_D_CASE -o main main.d"
+GOLD = "-fuse-ld=gold"  # gold links a D program in half the time of ld.bfd (where the probe finds it)
+
 
 _MAIN = re.compile(r"^\s*(?:void|int)\s+main\s*\(", re.MULTILINE)
 _TESTS_MAIN = re.compile(r"^void main\(\)\s*\{\s*\}\s*$", re.MULTILINE)
@@ -275,6 +328,28 @@ class D(Language):
     # The prompt ends with the function's signature; the completion writes its body.
     stub = '{\n    throw new Exception("stub");\n}\n'
     limits: ClassVar[RunLimits] = RunLimits(memory_bytes=4 * GiB, processes=64)
+
+    @classmethod
+    @functools.cache
+    def toolchain(cls) -> Toolchain:
+        """gdc, plus the case harness's module built once (support directory d-<key>, named to case
+        builds by $ASSAY_D_CASE): a case build then compiles the sample, its calls and the one template
+        instance of its result type only. Off with ASSAY_D_HARNESS=0, or where it cannot be built: the
+        harness goes into the program."""
+        base = super().toolchain()
+        gdc = base.tools["gdc"]
+        if switched_off(HARNESS_ENV):
+            return base
+        real = os.path.realpath(gdc)
+        key = digest(base.version, real, file_stamp(real), HARNESS_MODULE, GOLD)
+        try:
+            support = support_dir("d", key, lambda work: _build_harness_module(work, gdc))
+        except (OSError, subprocess.SubprocessError):
+            return base
+        if not (support / "assay_harness.o").exists() or re.search(r"\s", str(support)):
+            return base
+        flags = f"-I {support} {support / 'assay_harness.o'}" + (f" {GOLD}" if (support / "gold").exists() else "")
+        return dataclasses.replace(base, ro_binds=tuple(sorted({*base.ro_binds, str(support)})), env={**base.env, "ASSAY_D_CASE": flags})
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """code + tests; a whole program's own main replaces the tests' empty one (two would not build)."""
@@ -316,16 +391,57 @@ class D(Language):
         return f"candidate({', '.join(d_literal(a, t) for a, t in zip(args, signature.param_types, strict=True))})"
 
     def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
-        """The sample, an empty main where it has none, then the case harness (MultiPL-E's unittest is not kept)."""
+        """The sample, an empty main where it has none, then the runner of the cases: with the harness's
+        module built once, imported (`static import`, in the runner's own scope), else the harness's
+        items before it (MultiPL-E's unittest is not kept)."""
         assert isinstance(problem.tests, CaseTests)
         tests = test_program(problem).code
         found = re.search(r"\balias\s+candidate\s*=\s*([A-Za-z_]\w*)\s*;", tests)
         entry = found.group(1) if found else problem.entry_point
-        cases = "\n".join(f"    try assay_v({i}, {call}); catch (Throwable e) assay_e({i}, e);" for i, call in enumerate(calls))
-        harness = _CASE_HARNESS.replace("__ENTRY__", entry).replace("__CASES__", cases).replace("__COUNT__", str(len(calls)))
+        prebuilt = _prebuilt()
+        h = "assay_harness." if prebuilt else ""
+        cases = "\n".join(f"    try {h}assay_v({i}, {call}); catch (Throwable e) {h}assay_e({i}, e);" for i, call in enumerate(calls))
+        runner = (_CASES.replace("__IMPORT__", "    static import assay_harness;\n" if prebuilt else "").replace("__ENTRY__", entry)
+                  .replace("__CASES__", cases).replace("__H__", h).replace("__COUNT__", str(len(calls))))
         main = "" if _MAIN.search(code) else "void main(){}\n"
-        return {self.source: (code + "\n" + main + harness).encode()}
+        return {self.source: (code + "\n" + main + ("" if prebuilt else HARNESS_ITEMS) + runner).encode()}
 
+    def build_command(self, problem: Problem) -> str | None:
+        """A case build with the harness's module built once imports it and links its object file (with
+        gold, where it links here); any other build is the program's."""
+        if isinstance(problem.tests, CaseTests) and _prebuilt():
+            return CASE_BUILD
+        return self.build
+
+
+def _prebuilt() -> bool:
+    """Whether case builds use the harness's module built once (no toolchain here: they would not)."""
+    try:
+        return "ASSAY_D_CASE" in D.toolchain().env
+    except ToolchainMissing:
+        return False
+
+
+def _build_harness_module(work: Path, gdc: str) -> None:
+    """assay_harness.o from HARNESS_MODULE, compiled as a sample's build compiles it, and its source
+    (the import the case builds read: its template's body is needed); the file `gold` where a probe
+    program links with gold and runs."""
+    (work / "assay_harness.d").write_text(HARNESS_MODULE)
+    run_host([gdc, "-funittest", "-c", "-o", "assay_harness.o", "assay_harness.d"], work)
+    probe = work / "probe"
+    probe.mkdir()
+    try:
+        (probe / "main.d").write_text("import core.stdc.stdio : puts;\nstatic import assay_harness;\n"
+                                      "void main() { auto line = assay_harness.assay_number(7, \" v \"); assay_harness.assay_put(line, [1L, -2L]); "
+                                      "line ~= '\\0'; puts(line.ptr); }\n")
+        run_host([gdc, GOLD, "-I", str(work), "-o", "main", "main.d", str(work / "assay_harness.o")], probe)
+        out = subprocess.run([str(probe / "main")], capture_output=True, text=True, timeout=60)
+        if out.returncode == 0 and out.stdout == "7 v [1,-2]\n":
+            (work / "gold").write_text("")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
 
 LONG = 2**63
 

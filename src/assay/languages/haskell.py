@@ -12,7 +12,11 @@ driver module is the harness: it binds `candidate` to `Main.<entry point>`, eval
 record to fd 3. Haskell has no overloading without a class, so the encoder is put together from the
 declared Type out of the harness's combinators (String is [Char]: a class would need overlapping
 instances). Living in its own module, the harness cannot be touched by the sample's definitions
-(`import Prelude hiding ((==))`, its own `show`...).
+(`import Prelude hiding ((==))`, its own `show`...). Its definitions are built once per machine into a
+package of their own (module AssayHarness, unit assay-harness-0, in a package database of a support
+directory), which the driver imports: a case build compiles the sample and its calls only, and links
+dynamically where that package has a shared library too (GHC's static link of base was half of a
+build). ASSAY_HASKELL_HARNESS=0, or a package that cannot be built: the definitions are in the driver.
 """
 
 from __future__ import annotations
@@ -22,13 +26,16 @@ import functools
 import math
 import os
 import re
+import shutil
 import struct
 import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from assay import values
-from assay.languages.base import ASSERT_EXIT, Language, Toolchain, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, Language, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Signature, Type
 
@@ -57,19 +64,18 @@ main = do
 # The case harness (see assay.judging.records): an encoder is `a -> ShowS`; each case's encoding is
 # forced to its last character inside `try`, so an exception anywhere in the result is that case's.
 # An ExitCode exception (the sample's exitWith) is thrown on: the program exits as it asked.
-CASE_DRIVER = r"""{-# LANGUAGE ScopedTypeVariables #-}
-module AssayMain (main) where
-
+# Its definitions are built once per machine into a package of their own (module AssayHarness, see
+# Haskell.toolchain), or, where that build is not possible, written into the driver module.
+HARNESS_IMPORTS = """
 import qualified Control.Exception as AssayE
 import qualified Data.Char as AssayC
 import qualified Data.List as AssayL
 import qualified GHC.IO.Handle.FD as AssayFD
-import qualified Main
 import qualified System.Exit as AssayX
 import qualified System.IO as AssayIO
+"""
 
-candidate = Main.@ENTRY@
-
+HARNESS_DEFS = r"""
 assayInt :: Int -> ShowS
 assayInt = shows
 
@@ -117,6 +123,12 @@ assayMessage e = do
   shown <- AssayE.try (AssayE.evaluate (let m = take 300 (show e) in assayForce m `seq` m))
   pure (map (\c -> if c == '\n' || c == '\r' then ' ' else c) (either (\(_ :: AssayE.SomeException) -> "exception") id shown))
 
+assayOpen :: IO AssayIO.Handle
+assayOpen = do
+  h <- AssayFD.fdToHandle 3
+  AssayIO.hSetEncoding h AssayIO.utf8
+  pure h
+
 assayCase :: AssayIO.Handle -> (a -> ShowS) -> Int -> a -> IO ()
 assayCase h enc i x = do
   outcome <- AssayE.try (AssayE.evaluate (let s = enc x "" in assayForce s `seq` s))
@@ -130,16 +142,34 @@ assayCase h enc i x = do
   AssayIO.hPutStr h (line ++ "\n")
   AssayIO.hFlush h
 
-main :: IO ()
-main = do
-  h <- AssayFD.fdToHandle 3
-  AssayIO.hSetEncoding h AssayIO.utf8
-  let enc = @ENCODER@
-@CASES@
-  AssayIO.hPutStr h "done @COUNT@\n"
+assayDone :: AssayIO.Handle -> Int -> IO ()
+assayDone h n = do
+  AssayIO.hPutStr h ("done " ++ show n ++ "\n")
   AssayIO.hFlush h
   AssayX.exitSuccess
 """
+
+HARNESS_EXPORTS = "assayInt, assayFloat, assayBool, assayStr, assayList, assayItems, assayMaybe, assayOpen, assayCase, assayDone"
+HARNESS_MODULE = f"{{-# LANGUAGE ScopedTypeVariables #-}}\nmodule AssayHarness ({HARNESS_EXPORTS}) where\n" + HARNESS_IMPORTS + HARNESS_DEFS
+
+# The driver's own part: the entry point, the encoder of its declared type, one assayCase a case.
+CASE_MAIN = """
+candidate = Main.@ENTRY@
+
+main :: IO ()
+main = do
+  h <- assayOpen
+  let enc = @ENCODER@
+@CASES@
+  assayDone h @COUNT@
+"""
+# The driver with the harness package built once, and the one with the harness's definitions in it.
+CASE_DRIVER_PREBUILT = "module AssayMain (main) where\n\nimport AssayHarness\nimport qualified Main\n" + CASE_MAIN
+CASE_DRIVER = "{-# LANGUAGE ScopedTypeVariables #-}\nmodule AssayMain (main) where\n" + HARNESS_IMPORTS + "import qualified Main\n" + HARNESS_DEFS + CASE_MAIN
+
+HARNESS_ENV = "ASSAY_HASKELL_HARNESS"  # 0: no package built once, the harness is compiled with each sample
+HARNESS_UNIT = "assay-harness-0"  # the package's unit id (its symbols' prefix); distinct from any of GHC's own
+CASE_BUILD = "{ghc} -O0 -v0 -j1 -main-is AssayMain $ASSAY_HASKELL_CASE -outputdir build -o main Main.hs AssayMain.hs"
 
 MAX_INT = 2**63 - 1  # Haskell's Int (GHC, 64-bit)
 MIN_INT = -(2**63)
@@ -171,10 +201,36 @@ class Haskell(Language):
     @classmethod
     @functools.cache
     def toolchain(cls) -> Toolchain:
-        """ghc; the sandbox must also show its package database (Debian links it to /var/lib/ghc)."""
+        """ghc; the sandbox must also show its package database (Debian links it to /var/lib/ghc). Plus the
+        case harness built once into a package of its own (support directory haskell-<key>, named to case
+        builds by $ASSAY_HASKELL_CASE): a case build then compiles the sample and its calls only. Off with
+        ASSAY_HASKELL_HARNESS=0, or where it cannot be built: the harness goes into the driver module."""
         found = super().toolchain()
-        binds = set(found.ro_binds) | set(package_db_dirs(found.tools["ghc"]))
-        return dataclasses.replace(found, ro_binds=tuple(sorted(binds)))
+        ghc = found.tools["ghc"]
+        databases = package_db_dirs(ghc)
+        binds = set(found.ro_binds) | set(databases)
+        found = dataclasses.replace(found, ro_binds=tuple(sorted(binds)))
+        if switched_off(HARNESS_ENV):
+            return found
+        real = os.path.realpath(ghc)
+        key = digest(found.version, real, file_stamp(real), *(file_stamp(os.path.join(d, "package.conf.d", "package.cache")) for d in databases),
+                     HARNESS_MODULE, HARNESS_UNIT)
+        try:
+            support = support_dir("haskell", key, lambda work: _build_harness_package(work, ghc))
+        except (OSError, subprocess.SubprocessError):
+            return found
+        if not (support / "db" / "package.cache").exists() or re.search(r"\s", str(support)):
+            return found
+        flags = f"-package-db {support / 'db'}" + (" -dynamic" if (support / "dynamic").exists() else "")
+        return dataclasses.replace(found, ro_binds=tuple(sorted({*found.ro_binds, str(support)})), env={**found.env, "ASSAY_HASKELL_CASE": flags})
+
+    def build_command(self, problem: Problem) -> str | None:
+        """A case build with the harness package built once names it (and links dynamically where the
+        package has a shared library: GHC's static link of base is most of a build); any other build is
+        the program's."""
+        if isinstance(problem.tests, CaseTests) and _prebuilt():
+            return CASE_BUILD
+        return self.build
 
     def code(self, problem: Problem, code: str) -> str:
         """A whole program from a chat model loses its module header and its own `main` (the tests
@@ -223,12 +279,12 @@ class Haskell(Language):
 
     def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
         """Main.hs: the sample as the program path has it, with a header that exports everything; the
-        driver module: the harness."""
+        driver module: the calls, with the harness package built once, else with the harness in it."""
         assert isinstance(problem.tests, CaseTests) and problem.tests.signature is not None
         encoder = haskell_encoder(problem.tests.signature.returns)
         cases = "\n".join(f"  assayCase h enc {i} ({_indented(call)})" for i, call in enumerate(calls))
-        driver = (CASE_DRIVER.replace("@ENTRY@", problem.entry_point).replace("@ENCODER@", encoder)
-                  .replace("@CASES@", cases).replace("@COUNT@", str(len(calls))))
+        driver = ((CASE_DRIVER_PREBUILT if _prebuilt() else CASE_DRIVER).replace("@ENTRY@", problem.entry_point)
+                  .replace("@ENCODER@", encoder).replace("@CASES@", cases).replace("@COUNT@", str(len(calls))))
         return {self.source: with_header(self.code(problem, code)).encode(), "AssayMain.hs": driver.encode()}
 
     def normalize(self, value: Any, t: Type) -> Any:
@@ -240,6 +296,74 @@ class Haskell(Language):
         """Haskell's `==` on MultiPL-E's types: Floats (see normalize), and a dict is an association list
         `[(k, v)]` there, so its pairs compare in order (Python's dicts do not)."""
         return _ordered_equal(self.normalize(actual, t), self.normalize(expected, t), t)
+
+
+def _prebuilt() -> bool:
+    """Whether case builds use the harness package built once (no toolchain here: they would not)."""
+    try:
+        return "ASSAY_HASKELL_CASE" in Haskell.toolchain().env
+    except ToolchainMissing:
+        return False
+
+
+def _build_harness_package(work: Path, ghc: str) -> None:
+    """A package database (db/) holding one package, HARNESS_UNIT: module AssayHarness compiled as a
+    sample's build compiles (-O0), as a static library, and as a shared one where this GHC can build
+    and run a dynamically linked program with it (then the file `dynamic`); the source is not kept."""
+    lib = work / "lib"
+    lib.mkdir()
+    (work / "AssayHarness.hs").write_text(HARNESS_MODULE)
+    compile_ = [ghc, "-O0", "-v0", "-this-unit-id", HARNESS_UNIT, "-odir", "lib", "-hidir", "lib", "-c", "AssayHarness.hs"]
+    try:
+        run_host([*compile_, "-dynamic-too"], work)
+        dynamic = True
+    except subprocess.SubprocessError:
+        run_host(compile_, work)
+        dynamic = False
+    run_host(["ar", "rcs", f"lib/libHS{HARNESS_UNIT}.a", "lib/AssayHarness.o"], work)
+    if dynamic:
+        version = subprocess.run([ghc, "--numeric-version"], capture_output=True, text=True, timeout=60).stdout.strip()
+        try:
+            run_host([ghc, "-v0", "-shared", "-dynamic", "-this-unit-id", HARNESS_UNIT, "-o", f"lib/libHS{HARNESS_UNIT}-ghc{version}.so",
+                      "lib/AssayHarness.dyn_o"], work)
+        except subprocess.SubprocessError:
+            dynamic = False
+    for built in (*lib.glob("*.o"), *lib.glob("*.dyn_o"), work / "AssayHarness.hs"):
+        built.unlink()
+    base = subprocess.run([ghc_pkg(ghc), "field", "base", "id", "--simple-output"], capture_output=True, text=True, timeout=60).stdout.split()
+    if len(base) != 1:
+        raise subprocess.SubprocessError(f"ghc-pkg: no single base package ({base})")
+    (work / "assay-harness.conf").write_text(
+        f"name: assay-harness\nversion: 0\nid: {HARNESS_UNIT}\nkey: {HARNESS_UNIT}\nexposed: True\nexposed-modules: AssayHarness\n"
+        "import-dirs: ${pkgroot}/lib\nlibrary-dirs: ${pkgroot}/lib\ndynamic-library-dirs: ${pkgroot}/lib\n"
+        f"hs-libraries: HS{HARNESS_UNIT}\ndepends: {base[0]}\n")
+    run_host([ghc_pkg(ghc), "init", "db"], work)
+    run_host([ghc_pkg(ghc), "-v0", "--package-db", "db", "register", "assay-harness.conf"], work)
+    (work / "assay-harness.conf").unlink()
+    (work / "db" / "package.cache.lock").unlink(missing_ok=True)
+    if dynamic and _runs_dynamically(work, ghc):
+        (work / "dynamic").write_text("")
+
+
+def _runs_dynamically(work: Path, ghc: str) -> bool:
+    """Whether a program built -dynamic with the package runs here (and writes what the harness writes)."""
+    probe = work / "probe"
+    probe.mkdir()
+    try:
+        (probe / "Main.hs").write_text("import AssayHarness\nmain :: IO ()\nmain = putStrLn (assayList assayInt [1, -2] \"\")\n")
+        run_host([ghc, "-O0", "-v0", "-dynamic", "-package-db", str(work / "db"), "-outputdir", "build", "-o", "main", "Main.hs"], probe)
+        out = subprocess.run([str(probe / "main")], capture_output=True, text=True, timeout=60)
+        return out.returncode == 0 and out.stdout == "[1,-2]\n"
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+
+
+def ghc_pkg(ghc: str) -> str:
+    """The ghc-pkg beside this ghc (ghc-pkg-<version> links are Debian's), else the one on PATH."""
+    beside = os.path.join(os.path.dirname(ghc), "ghc-pkg")
+    return beside if os.access(beside, os.X_OK) else shutil.which("ghc-pkg") or "ghc-pkg"
 
 
 def strip_main(code: str) -> str:
