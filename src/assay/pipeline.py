@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from assay import __version__
-from assay.evaluate import Evaluation, git_commit, score_run
+from assay.evaluate import Evaluation, PassTally, git_commit, score_run
 from assay.execution import Executor, Settings, program_text
 from assay.generation import GenerationStats, Generator, Traffic, load_prices
 from assay.languages import toolchains_record
@@ -169,11 +169,15 @@ def run_model(
 
             defects = executor.check_references(pool, problems, store, on_reference)
 
-            def on_verdict(count: int) -> None:
+            tally = PassTally()
+
+            def on_verdict(count: int, passed: bool | None = None) -> None:
                 with lock:
                     counts["judged"] += count
                     judged = counts["judged"]
-                report("judged", judged, len(existing) + generator.stats.wanted - generator.stats.already - generator.stats.failed)
+                tally.add(count, passed)
+                report("judged", judged, len(existing) + generator.stats.wanted - generator.stats.already - generator.stats.failed,
+                       note=tally.note())
 
             def stream() -> Iterator[Any]:
                 yield from existing

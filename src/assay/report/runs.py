@@ -237,6 +237,7 @@ def load_run(
         if not isinstance(config, dict) or not isinstance(config.get("benchmark"), dict):
             raise ReportError(f"{run_dir} has no run configuration: the run never started; run it again")
         results = list(store.results())
+        defects = store.meta("defects") or {}
         generation_done = store.meta("generation") is not None
         failed_generations = sum(1 for _t, _i, ok, _e, _r in store.generation_records() if not ok)
     except sqlite3.Error as exc:
@@ -281,8 +282,8 @@ def load_run(
         language = problem.language if problem is not None else fallback
         samples.append(SampleResult(task_id, idx, verdict.status.value, language))
         sandbox_errors += verdict.status is Status.SANDBOX_ERROR
-        if verdict.status is Status.SKIPPED:
-            continue  # no toolchain here: not scored (as in score_run)
+        if verdict.status is Status.SKIPPED or task_id in defects:
+            continue  # no toolchain here, or a defective problem: not scored (as in score_run)
         flags = suite_flags(bench, task_id, verdict) if problem is not None and bench is not None else _inferred_flags(verdict, info.name, split)
         for suite_label, ok in flags.items():
             key = f"{info.name}:base" if suite_label == "base" else (info.name if suite_label in ("plus", info.name) else f"{info.name}:{suite_label}")
@@ -299,9 +300,12 @@ def load_run(
         if judged:
             notes.append(f"{len(judged)} problems are program-judged (their tests ran in the sample's process, not as cases): "
                          + ", ".join(sorted(judged)[:5]) + (" ..." if len(judged) > 5 else ""))
+    if defects:
+        notes.append(f"{len(defects)} defective problems (their reference fails its own tests) are scored apart: "
+                     + ", ".join(sorted(defects)[:5]) + (" ..." if len(defects) > 5 else ""))
     if not suites:
         raise ReportError(f"{run_dir} has no scored samples (all {len(samples)} were skipped); install the toolchain and rerun")
-    n_covered = len({t for flags in suites.values() for t in flags})
+    n_covered = len({t for flags in suites.values() for t in flags}) + len(defects)
     if info.n_problems and n_covered < info.n_problems:
         notes.append(f"covers {n_covered} of the {info.n_problems} problems of {info.name}")
     return Run(run_dir, label or model, model, kind, info, config, samples, suites, n_unjudged, notes)
