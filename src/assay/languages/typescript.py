@@ -13,6 +13,13 @@ starts from the pristine snapshot. When the snapshot cannot be built, plain tsc 
 
 The test section is the JavaScript one's: node:assert failures exit with ASSERT_EXIT, the marker
 follows test().
+
+Cases: the case harness is JavaScript's. Type-checking it with every sample cost a sixth more CPU
+than the program path's build, so it is written once per machine as a CommonJS module (harness.js,
+in a support directory shown read-only): the sample's file holds only a short tail that type-checks
+the calls against the sample (`candidate(...)`, as the tests do) and hands them, as thunks, to the
+module it requires by its absolute path. Off with ASSAY_TS_HARNESS_MODULE=0, or where the module
+cannot be written and checked: the whole harness goes into the program, as in JavaScript.
 """
 
 from __future__ import annotations
@@ -28,8 +35,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.languages.base import GiB, Language, RunLimits, Toolchain
-from assay.languages.javascript import JavaScript, case_harness, guarded_tests, js_literal, js_numbers
-from assay.languages.support import digest, file_stamp, run_host, support_dir
+from assay.languages.harness import descriptor_json, numbered
+from assay.languages.javascript import CASE_HARNESS, JavaScript, case_harness, guarded_tests, js_literal, js_numbers
+from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Type
 
@@ -116,6 +124,45 @@ def _build_snapshot(work: Path, node: str, lib: str) -> None:
         raise subprocess.SubprocessError("the tsc snapshot does not compile or does not report type errors")
 
 
+HARNESS_MODULE_ENV = "ASSAY_TS_HARNESS_MODULE"  # 0/off: the case harness inline, type-checked with each sample
+
+
+def _module_of(harness: str) -> str | None:
+    """JavaScript's case harness (an IIFE with placeholders) as a CommonJS module:
+    module.exports(type, cases, count), where cases(assayCase) runs the calls; None if that harness
+    no longer has the expected shape (cases then keep the harness inline; a test says so)."""
+    text = harness
+    for old, new in (
+        (";(() => {\n", "module.exports = (assayType, assayCases, assayCount) => {\n"),
+        ("const assayType = __TYPE__;\nconst candidate = __ENTRY__;\n", ""),
+        ("__CASES__\n", "assayCases(assayCase);\n"),
+        ('"done __COUNT__\\n"', '"done " + assayCount + "\\n"'),
+        ("process.exit(0);\n})();\n", "process.exit(0);\n};\n"),
+    ):
+        if text.count(old) != 1:
+            return None
+        text = text.replace(old, new)
+    return text
+
+
+HARNESS_MODULE = _module_of(CASE_HARNESS)
+_HARNESS_CHECK = 'require(process.argv[1])(["list", "int"], (assayCase) => { assayCase(0, () => [1, 2.5]); assayCase(1, () => { throw new Error("x"); }); }, 2);'
+
+
+def _build_harness_module(work: Path, node: str) -> None:
+    """harness.js (HARNESS_MODULE) and a package.json that makes it CommonJS; checked by running it once."""
+    assert HARNESS_MODULE is not None
+    (work / "harness.js").write_text(HARNESS_MODULE)
+    (work / "package.json").write_text('{"type": "commonjs"}\n')
+    channel = work / "channel"
+    out = subprocess.run(["/bin/sh", "-c", '"$0" -e "$1" "$2" 3>"$3"', node, _HARNESS_CHECK, str(work / "harness.js"), str(channel)],
+                         cwd=work, capture_output=True, text=True, timeout=120)
+    records = channel.read_text() if channel.exists() else ""
+    channel.unlink(missing_ok=True)
+    if out.returncode != 0 or records != "0 v [1,2.5]\n1 e x\ndone 2\n":
+        raise subprocess.SubprocessError(f"the TypeScript case harness module does not run ({out.returncode}): {records!r} {out.stderr[-1500:]}")
+
+
 class TypeScript(Language):
     """TypeScript (Debian's node-typescript) compiled by tsc (or its snapshot), run by Node.js."""
 
@@ -155,7 +202,25 @@ class TypeScript(Language):
         if support is not None and (support / "tsc.blob").exists() and not re.search(r"\s", str(support)):
             env["ASSAY_TSC"] = f"--snapshot-blob {support / 'tsc.blob'}"
             binds.add(str(support))
+        module = cls._harness_module(node, base.version)
+        if module is not None:
+            env["ASSAY_TS_HARNESS"] = str(module)
+            binds.add(str(module.parent))
         return dataclasses.replace(base, ro_binds=tuple(sorted(binds)), env=env)
+
+    @staticmethod
+    def _harness_module(node: str, version: str) -> Path | None:
+        """The case harness as a module, written and checked once (support directory typescript-harness-<key>);
+        None when switched off (ASSAY_TS_HARNESS_MODULE=0) or not possible."""
+        if switched_off(HARNESS_MODULE_ENV) or HARNESS_MODULE is None:
+            return None
+        key = digest(version, os.path.realpath(node), file_stamp(os.path.realpath(node)), HARNESS_MODULE, _HARNESS_CHECK)
+        try:
+            support = support_dir("typescript-harness", key, lambda work: _build_harness_module(work, node))
+        except (OSError, subprocess.SubprocessError):
+            return None
+        module = support / "harness.js"
+        return module if module.exists() else None
 
     def program(self, problem: Problem, code: str, marker: str) -> str:
         """code + tests, as MultiPL-E runs it."""
@@ -174,9 +239,18 @@ class TypeScript(Language):
         return js_numbers(value)
 
     def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
-        """The sample, then the JavaScript case harness (`require` declared, `process` through globalThis)."""
+        """The sample, `require` declared, then the calls handed to the harness module (each type-checked
+        against the sample, as in the tests); where there is no module, the JavaScript case harness
+        itself (`process` through globalThis)."""
         assert isinstance(problem.tests, CaseTests) and problem.tests.signature is not None
-        harness = case_harness(problem.entry_point, problem.tests.signature.returns, calls, process="(globalThis as any).process")
+        returns = problem.tests.signature.returns
+        module = self.toolchain().env.get("ASSAY_TS_HARNESS")
+        if module is None:
+            harness = case_harness(problem.entry_point, returns, calls, process="(globalThis as any).process")
+        else:
+            cases = numbered(calls, lambda i, call: f"assayCase({i}, () => ({call}));")
+            harness = (f"\n;(() => {{\nconst candidate = {problem.entry_point};\n"
+                       f"require({json.dumps(module)})({descriptor_json(returns)}, (assayCase: any) => {{\n{cases}\n}}, {len(calls)});\n}})();\n")
         return {self.source: (code + "\n" + DECLARE + "\n" + harness).encode()}
 
     def wrap_tests(self, tests: str, marker: str) -> str:
