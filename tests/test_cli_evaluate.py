@@ -195,3 +195,39 @@ def test_a_wall_clock_budget_times_out_a_sample_that_sleeps(tmp_path: Path) -> N
     assert scores == [(0.6667, 0), (0.5, 1)]
     msg = _error(_invoke("evaluate", "humaneval", "--samples", str(samples), "--wall-timeout", "0"))
     assert "--wall-timeout" in msg
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_promptly_keeps_the_verdicts_and_the_same_command_resumes(tmp_path: Path) -> None:
+    import signal
+    import sqlite3
+    import time
+
+    samples = _samples(tmp_path, [{"task_id": f"HumanEval/{i}", "completion": "    while True:\n        pass\n"} for i in range(12)])
+    run_dir = tmp_path / "run"
+    argv = [str(Path(sys.executable).parent / "assay"), "evaluate", "humaneval", "--samples", str(samples), "--run-dir", str(run_dir),
+            "--timeout", "2", "--workers", "2", "--no-cache", "--k", "1", "--plain"]
+
+    def stored() -> list[str]:
+        try:
+            with sqlite3.connect(run_dir / "run.sqlite") as db:
+                return [row[0] for row in db.execute("SELECT status FROM verdicts")]
+        except sqlite3.Error:
+            return []
+
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 300
+    while not stored() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, _ = proc.communicate(timeout=60)
+    waited = time.monotonic() - sent
+    assert proc.returncode == 130, out
+    assert "run the same command again" in out and str(run_dir) in " ".join(out.split())
+    assert waited < 20, f"{waited:.1f} s after Ctrl-C"  # the judging left was 10 x 2 s of CPU on 2 workers, at least
+    kept = stored()
+    assert 0 < len(kept) < 12 and set(kept) == {"timeout"}  # no verdict of a run killed by the stop
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert len(stored()) == 12 and set(stored()) == {"timeout"}

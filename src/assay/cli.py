@@ -200,6 +200,11 @@ def evaluate(
     except RunStoreError as exc:
         progress.stop()
         fail(str(exc))
+    except KeyboardInterrupt:
+        progress.stop()
+        err.print(f"[bold red]interrupted:[/] the verdicts so far are kept in {escape(str(run_dir))}; run the same command again to continue",
+                  highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
     finally:
         close = getattr(sandbox, "close", None)
         if close:

@@ -108,6 +108,7 @@ class Executor:
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._reference_cpu: dict[str, float] = {}
         self.notes: dict[str, str] = {}  # problem -> what was left out of its tests, and why
+        self.stopping = threading.Event()  # set by stop(): nothing judged from then on is kept
 
     # ------------------------------------------------------------ identities
 
@@ -169,7 +170,7 @@ class Executor:
             exp = Expected([_load_value(v) for v in data["values"]], data["cpu"], data["invalid"], data["messages"], data.get("raised", 0))
         else:
             exp = self._compute_expected(problem)
-            if path is not None and exp.messages[:1] != ["sandbox"]:
+            if path is not None and exp.messages[:1] != ["sandbox"] and not self.stopping.is_set():
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_suffix(f".tmp{os.getpid()}")
                 values = [_dump_value(v) for v in exp.values]
@@ -462,9 +463,22 @@ class Executor:
         """Judge every sample not judged yet; returns reference-check verdicts of defective problems."""
         problems = {s.task_id: self.benchmark.problems[s.task_id] for s in samples}
         with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="assay") as pool:
-            defects = self.check_references(pool, problems, store, on_reference)
-            self.judge_stream(pool, samples, store, cache, on_verdict)
+            try:
+                defects = self.check_references(pool, problems, store, on_reference)
+                self.judge_stream(pool, samples, store, cache, on_verdict)
+            except KeyboardInterrupt:
+                self.stop(pool)
+                raise
         return defects
+
+    def stop(self, pool: ThreadPoolExecutor) -> None:
+        """Stop now (Ctrl-C): queued programs are dropped, running ones are killed with the sandbox, and
+        none of their verdicts is stored; what was stored before stays, so the same command resumes."""
+        self.stopping.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        close = getattr(self.sandbox, "close", None)
+        if close is not None:
+            close()
 
     def check_references(
         self, pool: ThreadPoolExecutor, problems: dict[str, Problem], store: RunStore, on_reference: Callable[[], None] | None = None
@@ -545,8 +559,8 @@ class Executor:
         report = on_verdict or (lambda count, passed: None)
 
         def finish(h: str, future: Future[Verdict]) -> None:
-            if future.cancelled() or future.exception() is not None:
-                return  # re-raised below, in the caller's thread
+            if future.cancelled() or future.exception() is not None or self.stopping.is_set():
+                return  # re-raised below, in the caller's thread (or stopped: a killed run's verdict is not one)
             verdict = future.result()
             store.put(h, verdict)
             if cache is not None and verdict.status is not Status.SANDBOX_ERROR:

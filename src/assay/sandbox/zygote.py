@@ -266,6 +266,7 @@ class ZygoteSandbox:
         self._idle: queue.SimpleQueue[_Zygote] = queue.SimpleQueue()
         self._all: list[_Zygote] = []
         self._lock = threading.Lock()
+        self._closed = False
 
     @classmethod
     def available(cls) -> bool:
@@ -281,8 +282,10 @@ class ZygoteSandbox:
             if zygote.proc.poll() is None:
                 return zygote
             zygote.close()  # died while idle
-        zygote = _Zygote(self._base)
         with self._lock:
+            if self._closed:  # stopping (Ctrl-C): runs still in flight end, and none starts a zygote again
+                raise ZygoteDied("the sandbox is closed")
+            zygote = _Zygote(self._base)
             self._all.append(zygote)
         return zygote
 
@@ -309,7 +312,10 @@ class ZygoteSandbox:
         full_env = default_env(_WORK, "/tmp", env)
         limits = dataclasses.replace(limits, channel_bytes=_channel_cap(self.channel_bytes, limits))
         for attempt in (1, 2):
-            zygote = self._take(fresh=attempt > 1)
+            try:
+                zygote = self._take(fresh=attempt > 1)
+            except ZygoteDied as exc:
+                return SandboxResult(None, None, b"", b"", b"", 0.0, 0.0, error=f"sandbox zygote died: {exc}")
             try:
                 result = zygote.run(argv, files, limits, stdin, full_env, phases)
             except ZygoteDied as exc:
@@ -336,8 +342,9 @@ class ZygoteSandbox:
         return self._run(list(phases[0].argv) if phases else [], files, phased_limits(phases, limits), stdin, env, phases)
 
     def close(self) -> None:
-        """Stop every zygote."""
+        """Stop every zygote (and the runs in them); none starts after this."""
         with self._lock:
+            self._closed = True
             for zygote in self._all:
                 zygote.close()
             self._all.clear()
