@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
-from assay.cli import app, console, fail, parse_ks
+from assay.cli import app, console, err, fail, parse_ks
 
 FormatOpt = Annotated[str | None, typer.Option("--format", "-f", help="md, csv, json, latex or html (default: from --out's suffix, else md).")]
 OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (report.html: one self-contained file).")]
@@ -90,6 +91,7 @@ def report(
     if rank_by not in ("ci", "score") or sort not in ("score", "model", "size"):
         fail("--rank-by must be ci or score, and --sort score, model or size")
     dirs: list[Path] = []
+    empty: list[str] = []  # folders with no run in them (runs/* often matches one): said, then passed over
     for path in runs:
         if (path / "run.sqlite").exists():
             dirs.append(path)
@@ -97,11 +99,15 @@ def report(
             try:
                 dirs.extend(find_run_dirs(path))
             except ReportError as exc:
-                fail(str(exc))
+                if len(runs) == 1:
+                    fail(str(exc))
+                empty.append(str(path))
         else:
             fail(f"{path} is not a run directory (no run.sqlite)")
     if not dirs:
         fail("no run directories found; give run directories made by `assay evaluate` or `assay run`")
+    if empty:
+        err.print(f"[yellow]warning:[/] no run in {escape(', '.join(empty))}; passed over")
     try:
         built = build_report(
             dirs, suites=[b.strip() for b in benchmarks.split(",") if b.strip()] if benchmarks else None, ks=parse_ks(k),

@@ -63,3 +63,14 @@ def test_leaderboard_over_a_runs_root(tmp_path: Path) -> None:
     result = runner.invoke(cli.app, ["leaderboard", "--benchmarks", "toy,other-bench", "--runs-root", str(root)])
     assert result.exit_code == 0, result.output
     assert "Leaderboard: toy" in result.output and "Leaderboard: other-bench" in result.output
+
+
+def test_an_empty_folder_among_the_run_dirs_is_passed_over(tmp_path: Path) -> None:
+    """`assay report runs/*` where runs/ also holds a folder with no run: it is said and skipped."""
+    root = _runs(tmp_path)
+    (root / "empty").mkdir()
+    result = runner.invoke(cli.app, ["report", str(root / "a"), str(root / "empty"), str(root / "b"), "--format", "md"])
+    assert result.exit_code == 0, result.output
+    assert "model-a" in result.output and "model-b" in result.output
+    assert f"no run in {root / 'empty'}" in " ".join(result.output.split())
+    assert "no run directories" in _one_line_error(runner.invoke(cli.app, ["report", str(root / "empty")]))
