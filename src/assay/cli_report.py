@@ -15,6 +15,8 @@ OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Write the repo
 MetaOpt = Annotated[Path | None, typer.Option("--models-meta", help="YAML with model sizes and families (docs/models-meta.md).")]
 LabelOpt = Annotated[list[str] | None, typer.Option("--label", help="RUN_DIR=NAME: the name a run is shown under (repeatable).")]
 UnfinishedOpt = Annotated[bool, typer.Option("--allow-unfinished", help="Report runs with unjudged samples (noted), instead of refusing them.")]
+PartialOpt = Annotated[bool, typer.Option("--allow-partial", help="Rank partial runs (samples of only some problems) with full ones; "
+                                          "by default they are listed, marked, unranked.")]
 SUFFIX_FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".csv": "csv", ".json": "json", ".tex": "latex"}
 
 
@@ -83,6 +85,7 @@ def report(
     log_size: Annotated[bool, typer.Option("--log-size", help="Model size on a log scale in the size plots.")] = False,
     colour: Annotated[bool, typer.Option("--colour", help="LaTeX: colour the change categories (\\cellcolor).")] = False,
     allow_unfinished: UnfinishedOpt = False,
+    allow_partial: PartialOpt = False,
 ) -> None:
     """Leaderboards, benchmark comparisons, score vs size, failure anatomy and solve rates over runs."""
     from assay.report import ReportError, build_report, find_run_dirs
@@ -107,11 +110,11 @@ def report(
     if not dirs:
         fail("no run directories found; give run directories made by `assay evaluate` or `assay run`")
     if empty:
-        err.print(f"[yellow]warning:[/] no run in {escape(', '.join(empty))}; passed over")
+        err.print(f"[yellow]warning:[/] no run in {escape(', '.join(empty))}; passed over", soft_wrap=True)
     try:
         built = build_report(
             dirs, suites=[b.strip() for b in benchmarks.split(",") if b.strip()] if benchmarks else None, ks=parse_ks(k),
-            models_meta=models_meta, labels=_labels(label), allow_unfinished=allow_unfinished, pairs=_pairs(pair),
+            models_meta=models_meta, labels=_labels(label), allow_unfinished=allow_unfinished, allow_partial=allow_partial, pairs=_pairs(pair),
             rank_by=rank_by, sort_by=sort, log_size=log_size,  # type: ignore[arg-type]
         )
         text = _render(built, chosen, colour)
@@ -155,6 +158,7 @@ def leaderboard(
     out: OutOpt = None,
     fmt: FormatOpt = None,
     allow_unfinished: UnfinishedOpt = False,
+    allow_partial: PartialOpt = False,
 ) -> None:
     """Leaderboards of every run under --runs-root on these benchmarks, their comparison and score vs size."""
     from assay.report import ReportError, build_report, find_run_dirs
@@ -170,7 +174,7 @@ def leaderboard(
         fail(f"no run directories under {runs_root}")
     try:
         built = build_report(dirs, suites=[b.strip() for b in benchmarks.split(",") if b.strip()], ks=parse_ks(k), models_meta=models_meta,
-                             allow_unfinished=allow_unfinished, sections=("leaderboard", "comparison", "size"))
+                             allow_unfinished=allow_unfinished, allow_partial=allow_partial, sections=("leaderboard", "comparison", "size"))
         text = _render(built, chosen, False)
     except (ReportError, OSError) as exc:
         fail(str(exc))

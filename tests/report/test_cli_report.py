@@ -74,3 +74,21 @@ def test_an_empty_folder_among_the_run_dirs_is_passed_over(tmp_path: Path) -> No
     assert "model-a" in result.output and "model-b" in result.output
     assert f"no run in {root / 'empty'}" in " ".join(result.output.split())
     assert "no run directories" in _one_line_error(runner.invoke(cli.app, ["report", str(root / "empty")]))
+
+
+def test_a_partial_run_is_marked_and_not_ranked_against_full_runs_unless_asked(tmp_path: Path) -> None:
+    """6 of 164 problems gave pass@1 0.83 and rank =1 with no note; now it is marked and left unranked."""
+    root = tmp_path / "runs"
+    write_run(root / "full", {f"T/{i}": [i % 2 == 0] for i in range(12)}, config("toy", model="full-model", n_problems=12))
+    write_run(root / "part", {f"T/{i}": [True] for i in range(3)}, config("toy", model="part-model", n_problems=12))
+    result = runner.invoke(cli.app, ["report", str(root / "full"), str(root / "part"), "--format", "json", "--benchmarks", "toy"])
+    assert result.exit_code == 0, result.output
+    board = next(s for s in json.loads(result.output)["sections"] if s.get("kind") == "leaderboard")
+    entries = {e["model"]: e for e in board["entries"]}
+    assert entries["part-model"]["rank"] is None and entries["part-model"]["partial"] is True and entries["full-model"]["rank"] == 1
+    assert any("part-model: partial run, 3 of 12 problems; not ranked" in n for n in board["notes"])
+    md = runner.invoke(cli.app, ["report", str(root / "full"), str(root / "part"), "--format", "md", "--benchmarks", "toy"]).output
+    assert "part-model (partial: 3/12)" in md
+    result = runner.invoke(cli.app, ["report", str(root / "full"), str(root / "part"), "--format", "json", "--benchmarks", "toy", "--allow-partial"])
+    board = next(s for s in json.loads(result.output)["sections"] if s.get("kind") == "leaderboard")
+    assert {e["model"]: e["rank"] for e in board["entries"]}["part-model"] is not None

@@ -110,6 +110,7 @@ def build_report(
     models_meta: Path | str | ModelsMeta | None = None,
     labels: Mapping[str, str] | None = None,
     allow_unfinished: bool = False,
+    allow_partial: bool = False,
     pairs: Sequence[tuple[str, str]] | None = None,
     sections: Sequence[Section] = SECTIONS,
     thresholds: ChangeThresholds = CHANGE_THRESHOLDS,
@@ -127,7 +128,7 @@ def build_report(
     chosen = [resolve_suite(runs, s) for s in suites] if suites else suites_of(runs)
     report = Report(runs, chosen, list(ks), notes=notes)
     if "leaderboard" in sections:
-        report.leaderboards = [leaderboard(runs, s, k, sort_by=sort_by) for s in chosen for k in ks]
+        report.leaderboards = [leaderboard(runs, s, k, sort_by=sort_by, allow_partial=allow_partial) for s in chosen for k in ks]
     if "comparison" in sections:
         for a, b in pairs if pairs is not None else default_pairs(chosen):
             a, b = resolve_suite(runs, a), resolve_suite(runs, b)

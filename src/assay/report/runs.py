@@ -68,6 +68,7 @@ class Run:
     suites: dict[str, dict[str, list[bool]]]  # suite key -> task_id -> pass flags of its scored samples
     n_unjudged: int = 0  # samples without a verdict (an unfinished run)
     notes: list[str] = field(default_factory=list)
+    n_covered: int = 0  # problems the run has samples of (defective ones included); 0: not known
     # Filled from a models metadata file (assay.report.models_meta.apply_models_meta).
     display_name: str = ""
     size_b: float | None = None
@@ -76,6 +77,11 @@ class Run:
 
     def __post_init__(self) -> None:
         self.display_name = self.display_name or self.label
+
+    @property
+    def partial(self) -> bool:
+        """Whether the run covers only some of its benchmark's problems (a partial samples file, --limit)."""
+        return bool(self.benchmark.n_problems and self.n_covered and self.n_covered < self.benchmark.n_problems)
 
     @property
     def headline_suite(self) -> str:
@@ -308,7 +314,7 @@ def load_run(
     n_covered = len({t for flags in suites.values() for t in flags}) + len(defects)
     if info.n_problems and n_covered < info.n_problems:
         notes.append(f"covers {n_covered} of the {info.n_problems} problems of {info.name}")
-    return Run(run_dir, label or model, model, kind, info, config, samples, suites, n_unjudged, notes)
+    return Run(run_dir, label or model, model, kind, info, config, samples, suites, n_unjudged, notes, n_covered=n_covered)
 
 
 def find_run_dirs(root: Path | str) -> list[Path]:

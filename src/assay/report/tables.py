@@ -111,7 +111,8 @@ class Leaderboard:
         for e in self.entries:
             lo, hi = e.run.samples_per_problem(self.suite)
             rows.append({
-                "rank": e.rank, "rank_tied": e.tied, "model": e.run.display_name, "family": e.run.family, "size_b": e.run.size_b,
+                "rank": e.rank, "rank_tied": e.tied,
+                "model": e.run.display_name + (f" (partial: {e.run.n_covered}/{e.run.benchmark.n_problems})" if e.run.partial else ""), "family": e.run.family, "size_b": e.run.size_b,
                 "score": e.score.value, "ci": (e.score.ci_low, e.score.ci_high), "n_problems": e.score.n_problems,
                 "samples": str(lo) if lo == hi else f"{lo}-{hi}", "settings": e.run.settings_summary(), "run": str(e.run.run_dir),
             })
@@ -122,6 +123,7 @@ class Leaderboard:
         return {
             "kind": "leaderboard", "suite": self.suite, "k": self.k, "notes": self.notes,
             "entries": [{"model": e.run.display_name, "run": str(e.run.run_dir), "rank": e.rank, "tied": e.tied, "score": asdict(e.score),
+                         "partial": e.run.partial, "n_problems_covered": e.run.n_covered,
                          "size_b": e.run.size_b, "family": e.run.family, "settings": e.run.settings()} for e in self.entries],
         }
 
@@ -137,11 +139,17 @@ def ranked(runs: Sequence[Run], suite: str, k: int, confidence: float = 0.95, ra
 
 
 def leaderboard(
-    runs: Sequence[Run], suite: str, k: int = 1, *, confidence: float = 0.95, sort_by: Literal["score", "model", "size"] = "score"
+    runs: Sequence[Run], suite: str, k: int = 1, *, confidence: float = 0.95, sort_by: Literal["score", "model", "size"] = "score",
+    allow_partial: bool = False,
 ) -> Leaderboard:
-    """The leaderboard of the runs that have a suite, with notes on anything that makes rows not comparable."""
+    """The leaderboard of the runs that have a suite, with notes on anything that makes rows not comparable.
+    Partial runs (samples of only some problems) are listed, marked, but not ranked against full runs
+    unless allow_partial."""
     chosen = runs_for_suite(runs, suite)
-    entries = ranked(chosen, suite, k, confidence)
+    full = [r for r in chosen if not r.partial]
+    unranked = [r for r in chosen if r.partial] if full and not allow_partial else []
+    entries = ranked([r for r in chosen if r not in unranked], suite, k, confidence)
+    entries += [LeaderboardEntry(r, r.score(suite, k, confidence), None, False) for r in unranked]
     if sort_by == "model":
         entries.sort(key=lambda e: natural_key(e.run.display_name))
     elif sort_by == "size":
@@ -149,6 +157,10 @@ def leaderboard(
     else:
         entries.sort(key=lambda e: (e.rank is None, -(e.score.value if math.isfinite(e.score.value) else -1), natural_key(e.run.display_name)))
     notes = [RANK_RULE, *comparability_notes(chosen, suite)]
+    for r in chosen:
+        if r.partial:
+            ranking = "not ranked against full runs (allow partial runs to rank it)" if r in unranked else "ranked as asked"
+            notes.append(f"{r.display_name}: partial run, {r.n_covered} of {r.benchmark.n_problems} problems; {ranking}")
     for e in entries:
         if e.score.n_problems == 0:
             notes.append(f"{e.run.display_name}: pass@{k} needs {k} samples per problem; this run has {e.run.samples_per_problem(suite)[1]}")
