@@ -70,7 +70,7 @@ def plan_for(language: Language, problem: Problem, expected: Sequence[Any] | Non
 
 def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: str, plan: CasePlan, limits: RunLimits) -> Verdict:
     """Build and run the sample with the case harness; compare its reported outputs outside the sandbox."""
-    from assay.languages.base import ToolchainMissing, build_failure, run_failure
+    from assay.languages.base import ToolchainMissing, build_failure, error_line, run_failure
 
     tests = problem.tests
     assert isinstance(tests, CaseTests) and tests.signature is not None
@@ -116,12 +116,14 @@ def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: st
             first = (Status.FAILED, f"exited with status 0 after {at} of {len(plan.calls)} cases")
         else:
             how = f"exit status {run.exit_code}" if run.exit_code is not None else f"signal {run.signal}"
-            first = (Status.RUNTIME_ERROR, f"runtime error ({how}) in case {at}: {_call(plan, at)}")
+            said = error_line(result.stderr.decode("utf-8", "replace"), output)
+            first = (Status.RUNTIME_ERROR, f"runtime error ({how}) in case {at}: {_call(plan, at)}" + (f": {said}" if said else ""))
     if first is None:
         run = next(p for p in result.phases if p.name == "run")
         if not run.ok:
             how = f"exit status {run.exit_code}" if run.exit_code is not None else f"signal {run.signal}"
-            first = (Status.RUNTIME_ERROR, f"runtime error ({how}) after its last case")
+            said = error_line(result.stderr.decode("utf-8", "replace"), output)
+            first = (Status.RUNTIME_ERROR, f"runtime error ({how}) after its last case" + (f": {said}" if said else ""))
     details += _suite_details(plan, passed)
     if first is None:
         return Verdict(Status.PASSED, message="passed", tests=details, duration_s=duration)

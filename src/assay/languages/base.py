@@ -300,6 +300,24 @@ def run_failure(result: SandboxResult, limits: RunLimits, shown: str) -> Verdict
     return None
 
 
+_ERROR_WORD = re.compile(r"(?i)(fatal error|panic|panicked|exception|error|terminate called|segmentation fault|stack overflow|aborted)\b")
+
+
+def error_line(*texts: str) -> str:
+    """The language's own error line in a crashed run's output ("Fatal error: Index out of range", "panic:
+    runtime error: ...", "java.lang.ArithmeticException: / by zero", "ZeroDivisionError: ..."): the first
+    line that says so (with the next one where it ends in a colon, as Rust's panics do), or ""."""
+    for text in texts:
+        lines = [line.strip() for line in text.splitlines()]
+        for i, line in enumerate(lines):
+            if not line or line.startswith(("***", "Traceback", "at ", "File ")) or not _ERROR_WORD.search(line):
+                continue
+            if line.endswith(":") and i + 1 < len(lines) and lines[i + 1]:
+                line = f"{line} {lines[i + 1]}"
+            return line[:300]
+    return ""
+
+
 def classify(result: SandboxResult, marker: str, limits: RunLimits) -> Verdict:
     """A test program's verdict: phase statuses from the sandbox's init, the marker on stdout."""
     failure = build_failure(result, limits)
@@ -320,7 +338,8 @@ def classify(result: SandboxResult, marker: str, limits: RunLimits) -> Verdict:
                        duration_s=duration, stdout=shown[-4000:])
     if code != 0:
         how = f"exit status {code}" if code is not None else f"killed by signal {run.signal}"
-        return Verdict(Status.RUNTIME_ERROR, message=f"runtime error ({how})", tests=[TestDetail("tests", Status.RUNTIME_ERROR, _tail(shown))],
+        said = error_line(result.stderr.decode("utf-8", "replace"), output)
+        return Verdict(Status.RUNTIME_ERROR, message=f"runtime error ({how})" + (f": {said}" if said else ""), tests=[TestDetail("tests", Status.RUNTIME_ERROR, _tail(shown))],
                        duration_s=duration, stdout=shown[-4000:])
     if not done:
         return Verdict(Status.FAILED, message="failed: exited with status 0 before its tests finished", duration_s=duration, stdout=shown[-4000:])
