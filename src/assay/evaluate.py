@@ -6,7 +6,7 @@ import datetime as dt
 import hashlib
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -224,7 +224,8 @@ def _program(benchmark: Benchmark, sample: RawSample) -> str:
 
 
 def score_run(
-    store: RunStore, benchmark: Benchmark, ks: list[int], config: dict[str, Any], unknown: dict[str, int], defects: dict[str, str]
+    store: RunStore, benchmark: Benchmark, ks: list[int], config: dict[str, Any], unknown: dict[str, int], defects: dict[str, str],
+    only: Collection[str] | None = None,
 ) -> Evaluation:
     """Scores and the per-sample results file, from what the run store holds. Problems whose reference
     fails its own tests (defects) are scored apart: their samples are in the results, not in the scores."""
@@ -235,8 +236,8 @@ def score_run(
     per_language: dict[str, list[str]] = {}
     rows: list[dict[str, Any]] = []
     for task_id, idx, completion, solution, extra, verdict in store.results():
-        if verdict is None:
-            continue  # not judged (cannot happen after a finished run)
+        if verdict is None or (only is not None and task_id not in only):
+            continue  # not judged (cannot happen after a finished run), or not asked for this time
         flags = suite_flags(benchmark, task_id, verdict)
         if verdict.status is not Status.SKIPPED:  # no toolchain here: not a failure, not scored
             for label, ok in flags.items():

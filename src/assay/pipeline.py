@@ -151,7 +151,8 @@ def run_model(
         finally:
             samples_q.put(_DONE)
 
-    existing = _stored_samples(store) if executor is not None else []  # before generation adds to the store
+    # Before generation adds to the store; of the problems asked for only (--limit on a bigger run scores those).
+    existing = [s for s in _stored_samples(store) if task_ids is None or s.task_id in set(task_ids)] if executor is not None else []
     thread = threading.Thread(target=generate, name="assay-generate", daemon=True)
     thread.start()
     defects: dict[str, Any] = {}
@@ -197,7 +198,8 @@ def run_model(
     store.set_meta("generation", generator.stats.to_json())
     result = ModelRun(stats=generator.stats, errors=generation_errors(store), config=config_record)
     if executor is not None:
-        evaluation = score_run(store, benchmark, ks, config_record, {}, {k: v.message for k, v in defects.items()})
+        evaluation = score_run(store, benchmark, ks, config_record, {}, {k: v.message for k, v in defects.items()},
+                               only=set(task_ids) if task_ids is not None else None)
         evaluation.notes = dict(executor.notes)
         result.evaluation = evaluation
     result.samples_path = export_samples(store, run_dir / "samples.jsonl")
