@@ -40,7 +40,7 @@ from assay.samples import RawSample
 from assay.sandbox import get_sandbox
 from assay.store import RunStore
 
-DATA = Path(os.environ.get("ASSAY_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+DATA = Path(os.environ.get("ASSAY_DATA_DIR") or os.environ.get("ASSAY_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 SHORT = {"python": "py", "rust": "rs", "csharp": "cs", "javascript": "js", "typescript": "ts", "ruby": "rb", "perl": "pl",
          "racket": "rkt", "bash": "sh", "haskell": "hs", "ocaml": "ml", "clojure": "clj"}  # fmt: skip
 

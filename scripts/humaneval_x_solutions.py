@@ -41,7 +41,7 @@ from assay.languages import toolchain_binds
 from assay.problems import CaseTests, Problem, Status, Verdict
 from assay.sandbox import get_sandbox
 
-DATA = Path(os.environ.get("ASSAY_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+DATA = Path(os.environ.get("ASSAY_DATA_DIR") or os.environ.get("ASSAY_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 FILES = {"cpp": "cpp", "go": "go", "java": "java", "js": "js", "rs": "rust"}
 # (integer bound, strings) of HumanEval-X's types per language: C++/Java/Rust `int`/`i32`, Go's 64-bit int,
 # JavaScript's exact integers in a double.

@@ -13,8 +13,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def shared_data() -> Path:
-    """../shared/data next to the repository, or ASSAY_SHARED_DATA."""
-    return Path(os.environ.get("ASSAY_SHARED_DATA") or REPO.parent / "shared" / "data")
+    """The data directory: $ASSAY_DATA_DIR (as the CLI reads it; $ASSAY_SHARED_DATA still works), else ../shared/data."""
+    return Path(os.environ.get("ASSAY_DATA_DIR") or os.environ.get("ASSAY_SHARED_DATA") or REPO.parent / "shared" / "data")
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 from assay.samples import RawSample, SamplesError, read_samples, split_known, write_jsonl
 
 SHARED_DATA = Path(
-    os.environ.get("ASSAY_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
+    os.environ.get("ASSAY_DATA_DIR") or os.environ.get("ASSAY_SHARED_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data"
 )
 
 
@@ -421,7 +421,7 @@ def test_write_respects_umask(tmp_path: Path) -> None:
 def test_real_fasteval_samples_file() -> None:
     path = SHARED_DATA / "samples" / "fasteval" / "gpt-4-0613" / "samples.jsonl"
     if not path.is_file():
-        pytest.skip(f"shared data not found at {path}; set ASSAY_SHARED_DATA to the shared/data folder")
+        pytest.skip(f"shared data not found at {path}; set ASSAY_DATA_DIR to the shared/data folder")
     samples = read_samples(path)
     assert len(samples) == 492
     assert len({s.task_id for s in samples}) == 164

@@ -11,6 +11,7 @@ from rich.markup import escape
 from assay.cli import app, console, err, fail, parse_ks
 
 FormatOpt = Annotated[str | None, typer.Option("--format", "-f", help="md, csv, json, latex or html (default: from --out's suffix, else md).")]
+CompareFormatOpt = Annotated[str | None, typer.Option("--format", "-f", help="md, csv, json or latex (default: from --out's suffix, else md).")]
 OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (report.html: one self-contained file).")]
 MetaOpt = Annotated[Path | None, typer.Option("--models-meta", help="YAML with model sizes and families (docs/models-meta.md).")]
 LabelOpt = Annotated[list[str] | None, typer.Option("--label", help="RUN_DIR=NAME: the name a run is shown under (repeatable).")]
@@ -25,6 +26,32 @@ def _format(fmt: str | None, out: Path | None) -> str:
     if chosen not in ("md", "csv", "json", "latex", "html"):
         fail(f"--format must be md, csv, json, latex or html, got {chosen!r}")
     return chosen
+
+
+def _run_dirs(runs: list[Path]) -> list[Path]:
+    """The run directories the arguments name, or hold; a folder with no run among several (runs/* often
+    matches one) is said and passed over."""
+    from assay.report import ReportError, find_run_dirs
+
+    dirs: list[Path] = []
+    empty: list[str] = []
+    for path in runs:
+        if (path / "run.sqlite").exists():
+            dirs.append(path)
+        elif path.is_dir():
+            try:
+                dirs.extend(find_run_dirs(path))
+            except ReportError as exc:
+                if len(runs) == 1:
+                    fail(str(exc))
+                empty.append(str(path))
+        else:
+            fail(f"{path} is not a run directory (no run.sqlite)")
+    if not dirs:
+        fail("no run directories found; give run directories made by `assay evaluate` or `assay run`")
+    if empty:
+        err.print(f"[yellow]warning:[/] no run in {escape(', '.join(empty))}; passed over", soft_wrap=True)
+    return dirs
 
 
 def _labels(items: list[str] | None) -> dict[str, str]:
@@ -88,29 +115,12 @@ def report(
     allow_partial: PartialOpt = False,
 ) -> None:
     """Leaderboards, benchmark comparisons, score vs size, failure anatomy and solve rates over runs."""
-    from assay.report import ReportError, build_report, find_run_dirs
+    from assay.report import ReportError, build_report
 
     chosen = _format(fmt, out)
     if rank_by not in ("ci", "score") or sort not in ("score", "model", "size"):
         fail("--rank-by must be ci or score, and --sort score, model or size")
-    dirs: list[Path] = []
-    empty: list[str] = []  # folders with no run in them (runs/* often matches one): said, then passed over
-    for path in runs:
-        if (path / "run.sqlite").exists():
-            dirs.append(path)
-        elif path.is_dir():
-            try:
-                dirs.extend(find_run_dirs(path))
-            except ReportError as exc:
-                if len(runs) == 1:
-                    fail(str(exc))
-                empty.append(str(path))
-        else:
-            fail(f"{path} is not a run directory (no run.sqlite)")
-    if not dirs:
-        fail("no run directories found; give run directories made by `assay evaluate` or `assay run`")
-    if empty:
-        err.print(f"[yellow]warning:[/] no run in {escape(', '.join(empty))}; passed over", soft_wrap=True)
+    dirs = _run_dirs(runs)
     try:
         built = build_report(
             dirs, suites=[b.strip() for b in benchmarks.split(",") if b.strip()] if benchmarks else None, ks=parse_ks(k),
@@ -130,7 +140,7 @@ def compare(
     benchmark: Annotated[str | None, typer.Option("--benchmark", help="Which score to compare (e.g. humaneval-plus:base); default the headline.")] = None,
     k: Annotated[int, typer.Option("--k", min=1, help="pass@k to compare.")] = 1,
     common_problems: Annotated[bool, typer.Option("--common-problems", help="Compare on the problems both runs have, instead of refusing different problem sets.")] = False,
-    fmt: FormatOpt = None,
+    fmt: CompareFormatOpt = None,
     out: OutOpt = None,
     models_meta: MetaOpt = None,
     allow_unfinished: UnfinishedOpt = False,
@@ -140,7 +150,7 @@ def compare(
 
     chosen = _format(fmt, out)
     if chosen == "html":
-        fail("assay compare writes md, csv, json or latex; put both runs in `assay report --out report.html` for HTML")
+        fail("--format html: assay compare writes md, csv, json or latex; put both runs in `assay report --out report.html` for HTML")
     try:
         comparison, provenance = compare_run_dirs(run_a, run_b, suite=benchmark, k=k, common_only=common_problems,
                                                   models_meta=models_meta, allow_unfinished=allow_unfinished)
@@ -152,6 +162,7 @@ def compare(
 @app.command()
 def leaderboard(
     benchmarks: Annotated[str, typer.Option("--benchmarks", help="Comma-separated benchmarks, e.g. humaneval,swift-suite.")],
+    runs: Annotated[list[Path] | None, typer.Argument(help="Run directories (or folders of them); default: every run under --runs-root.")] = None,
     runs_root: Annotated[Path, typer.Option("--runs-root", help="Folder searched for run directories.")] = Path("runs"),
     models_meta: MetaOpt = None,
     k: Annotated[str, typer.Option("--k", help="Comma-separated k values.")] = "1",
@@ -164,14 +175,17 @@ def leaderboard(
     from assay.report import ReportError, build_report, find_run_dirs
 
     chosen = _format(fmt, out)
-    if not runs_root.is_dir():
-        fail(f"--runs-root {runs_root} is not a folder")
-    try:
-        dirs = find_run_dirs(runs_root)
-    except ReportError as exc:
-        fail(str(exc))
-    if not dirs:
-        fail(f"no run directories under {runs_root}")
+    if runs:
+        dirs = _run_dirs(runs)
+    else:
+        if not runs_root.is_dir():
+            fail(f"--runs-root {runs_root} is not a folder")
+        try:
+            dirs = find_run_dirs(runs_root)
+        except ReportError as exc:
+            fail(str(exc))
+        if not dirs:
+            fail(f"no run directories under {runs_root}")
     try:
         built = build_report(dirs, suites=[b.strip() for b in benchmarks.split(",") if b.strip()], ks=parse_ks(k), models_meta=models_meta,
                              allow_unfinished=allow_unfinished, allow_partial=allow_partial, sections=("leaderboard", "comparison", "size"))

@@ -92,3 +92,14 @@ def test_a_partial_run_is_marked_and_not_ranked_against_full_runs_unless_asked(t
     result = runner.invoke(cli.app, ["report", str(root / "full"), str(root / "part"), "--format", "json", "--benchmarks", "toy", "--allow-partial"])
     board = next(s for s in json.loads(result.output)["sections"] if s.get("kind") == "leaderboard")
     assert {e["model"]: e["rank"] for e in board["entries"]}["part-model"] is not None
+
+
+def test_the_docs_forms_work_leaderboard_of_run_dirs_and_compare_help_without_html(tmp_path: Path) -> None:
+    """docs/models-meta.md's `assay leaderboard runs/* --benchmarks ...` runs; compare does not offer html."""
+    root = _runs(tmp_path)
+    result = runner.invoke(cli.app, ["leaderboard", str(root / "a"), str(root / "b"), "--benchmarks", "toy", "--format", "md"])
+    assert result.exit_code == 0, result.output
+    assert "model-a" in result.output and "model-b" in result.output
+    help_text = " ".join(runner.invoke(cli.app, ["compare", "--help"]).output.split())
+    assert "md, csv, json or latex" in help_text and "html" not in help_text.split("--format")[1].split("--")[0]
+    assert "--format html" in _one_line_error(runner.invoke(cli.app, ["compare", str(root / "a"), str(root / "b"), "--format", "html"]))

@@ -24,7 +24,10 @@ import yaml
 from assay.benchmarks._fetch import DataUnavailable
 from assay.problems import Benchmark, Problem, ProgramTests
 
-EXTENSIONS = {"swift": ".swift", "python": ".py", "rust": ".rs", "cpp": ".cpp", "go": ".go", "java": ".java"}
+# The languages whose plugin runs a hand-written unit-test suite (runner "units") with its tests
+# reporting by name and token (swift_units): Swift only, so far. Other languages' suites would run
+# their tests in the solution's process with nothing to hold them to, so they are refused.
+EXTENSIONS = {"swift": ".swift"}
 REQUIRED = ("problem.yaml", "task.md", "signature", "reference", "tests")
 
 
@@ -46,7 +49,8 @@ def load_directory(path: Path | None = None, *, shipped_name: str | None = None,
     meta = _yaml(meta_file)
     language = str(meta.get("language", "")).lower()
     if language not in EXTENSIONS:
-        raise BenchmarkFormatError(f"{meta_file}: language must be one of {', '.join(EXTENSIONS)}, got {language!r}")
+        raise BenchmarkFormatError(f"{meta_file}: language must be one of {', '.join(EXTENSIONS)} (the languages with a unit-test "
+                                   f"runner; see docs/benchmark-format.md), got {language!r}")
     ext = EXTENSIONS[language]
     name = str(meta.get("name") or root.name)
     digest = hashlib.sha256()
