@@ -85,6 +85,17 @@ def test_canary_names_the_problem_whose_tests_cannot_build(tmp_path: Path) -> No
     assert data["HumanEval_23_strlen"]["status"] == "runtime_error" and data["HumanEval_30_get_positive"]["status"] == "compile_error"
 
 
+def test_canary_judges_humaneval_stubs_as_samples_are_judged(tmp_path: Path) -> None:
+    """The canary judged HumanEval's stubs by a path of its own, and all 164 passed; through the
+    executor's judge, every stub fails HumanEval's check program."""
+    out = tmp_path / "canary.json"
+    result = runner.invoke(cli.app, ["canary", "humaneval", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "0 problems cannot be built, 0 pass with a stub" in " ".join(result.output.split())
+    statuses = {v["status"] for v in json.loads(out.read_text()).values()}
+    assert statuses == {"runtime_error"}, statuses
+
+
 def test_toolchains_lists_every_language(tmp_path: Path) -> None:
     result = runner.invoke(cli.app, ["toolchains", "--json"])
     assert result.exit_code == 0, result.output

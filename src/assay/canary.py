@@ -7,7 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from assay.languages import get_language
+from assay.languages import UnknownLanguage, get_language
 from assay.problems import Benchmark, Status, Verdict
 from assay.sandbox.base import Sandbox
 
@@ -31,14 +31,23 @@ class CanaryResult:
 
 def run_canary(benchmark: Benchmark, sandbox: Sandbox, workers: int = 2, task_ids: list[str] | None = None,
                progress: Callable[[int, int], None] | None = None) -> CanaryResult:
-    """Build and run prompt + stub + tests for each problem; the stub must build and must not pass."""
+    """Build and run prompt + stub + tests for each problem; the stub must build and must not pass.
+
+    The stub is judged as any sample is (the executor's judge: HumanEval's check program, cases, a
+    language's harness), not by a path of the canary's own."""
+    from assay.execution import Executor
+
     ids = task_ids or list(benchmark.problems)
     verdicts: dict[str, Verdict] = {}
+    executor = Executor(sandbox, benchmark, workers=workers)
 
     def one(pid: str) -> tuple[str, Verdict]:
         problem = benchmark.problems[pid]
-        language = get_language(problem.language)
-        return pid, language.judge(sandbox, problem, problem.prompt + language.stub)
+        try:
+            language = get_language(problem.language)
+        except UnknownLanguage as exc:
+            return pid, Verdict(Status.SKIPPED, message=f"skipped: {exc}")
+        return pid, executor.judge(problem, problem.prompt + language.stub)
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for i, (pid, verdict) in enumerate(pool.map(one, ids), 1):
