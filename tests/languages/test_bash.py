@@ -9,7 +9,7 @@ from assay.languages.bash import find_function, shell_brace_depth, top_level_fun
 from assay.problems import Status
 from assay.values import Type
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import STRLEN, LanguageSpec, benchmark
+from tests.languages._common import STRLEN, LanguageSpec, benchmark, language_or_skip
 
 WHOLE = """#!/bin/bash
 # Returns the length of a string.
@@ -108,3 +108,30 @@ def test_expected_values_are_the_strings_of_multipl_es_literals() -> None:
     assert bash.equal("1 2 3", [1, 2, 3], list_of(INT), "") and bash.equal("Hello\\!", "Hello!", STR, 'sh Hello\\!')
     assert not bash.equal("1  2", [1, 2], list_of(INT), "") and bash.equal("3", 3.0, Type("float"), "sh 3")
     assert read_sh("1 2\\n3", list_of(list_of(INT))) == [[1, 2], [3]] and read_sh("None", optional(BOOL)) is None
+
+
+def test_outputs_are_encoded_exactly_in_the_shell_without_a_subshell(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Each output is encoded into a variable (no `$(...)` around the encoder: a fork per case), byte
+    for byte: quotes, backslashes, \\t \\r \\n, other control bytes as \\u00XX, UTF-8 and invalid bytes
+    as they are (an invalid byte decodes as its surrogate escape), trailing newlines dropped as `$(...)` drops them."""
+    import subprocess
+
+    from assay.judging.records import read_records
+    from assay.languages.bash import CASE_HARNESS, Bash
+
+    assert "$(__assay_json" not in CASE_HARNESS
+    bash = language_or_skip("bash")
+    problem = benchmark(SPEC.bench).problems[STRLEN]
+    body = "    printf 'a\"b\\\\c\\td\\re\\001f\\177g\\303\\251h\\377i\\nj%s\\n\\n' \"$1\"\n"
+    calls = ['candidate ""', 'candidate "x y"', "candidate \"$(printf '\\033')\""]
+    files = Bash().case_files(problem, problem.prompt + body, calls)
+    (tmp_path / "main.sh").write_bytes(files["main.sh"])
+    shell = bash.toolchain().tools["bash"]
+    done = subprocess.run([shell, "-c", f"{shell} main.sh 3>channel"], cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    head = b'a\\"b\\\\c\\td\\re\\u0001f\\u007fg\xc3\xa9h\xffi\\nj'
+    assert (tmp_path / "channel").read_bytes() == (
+        b'0 v "' + head + b'"\n' + b'1 v "' + head + b'x y"\n' + b'2 v "' + head + b'\\u001b"\n' + b"done 3\n"
+    )
+    records = read_records((tmp_path / "channel").read_bytes(), 3)
+    assert records.done and bash.decode_result(records.results[1][1], Type("str")) == 'a"b\\c\td\re\x01f\x7fgéh\udcffi\njx y'

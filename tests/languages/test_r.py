@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from assay.problems import Status
 from assay.values import Type
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import STRLEN, LanguageSpec
+from tests.languages._common import STRLEN, LanguageSpec, benchmark, language_or_skip, sandbox_for
 
 SPEC = LanguageSpec(
     language="r",
@@ -73,3 +75,82 @@ def test_numbers_compare_with_all_equals_tolerance() -> None:
     assert numbers_equal([1.0, 2.0, 3.0], [1.0, 2.0, 3.00000001]) and not numbers_equal([float("nan")], [1.0])
     assert atomic([1, 2], list_of(INT)) and not atomic([1e-05, 0.5], list_of(FLOAT)) and not atomic((None, 1), tuple_of(optional(INT), optional(INT)))
     assert r_equal([[1.0, 2.0], [3.0]], [[1, 2], [3]], list_of(list_of(INT))) and not r_equal({"b": 1, "a": 2}, {"a": 2, "b": 1}, Type("dict", (Type("str"), INT)))
+
+
+# (body, status) judged with the built harness and with its source in the program: the same verdicts.
+BOTH_WAYS = [
+    ("\n  nchar(string)\n}\n", Status.PASSED),
+    ("\n  nchar(string) + 1\n}\n", Status.FAILED),
+    ("\n  as.character(nchar(string))\n}\n", Status.FAILED),
+    ("\n  nchar(string\n}\n", Status.COMPILE_ERROR),
+    ('\n  stop("boom")\n}\n', Status.RUNTIME_ERROR),
+    ('\n  quit(save = "no", status = 0)\n}\n', Status.FAILED),
+    ("\n  repeat {}\n}\n", Status.TIMEOUT),
+]
+
+
+def _verdicts(problem, sandbox) -> list[tuple[Status, str]]:  # type: ignore[no-untyped-def]
+    from assay.languages.r import R
+
+    out = []
+    for body, _ in BOTH_WAYS:
+        v = R().judge(sandbox, problem, problem.prompt + body, dataclasses.replace(R.limits, run_cpu=2, run_wall=10))
+        out.append((v.status, v.message.split(" (exit status")[0]))
+    return out
+
+
+def test_the_harness_is_built_once_and_carried_in_the_program_when_turned_off(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A case program reads the harness back byte-compiled from its support directory; turned off
+    (ASSAY_R_HARNESS_RDS=0) or where it cannot be built, the program parses the harness's source
+    from one string; the verdicts are the same."""
+    import os
+
+    from assay.languages import r as r_module
+    from assay.languages.r import R
+    from assay.sandbox import get_sandbox
+
+    language_or_skip("r")
+    problem = benchmark(SPEC.bench).problems[STRLEN]
+    call = ['candidate("ab")']
+    toolchain = R.toolchain()
+    rds = toolchain.env["ASSAY_R_HARNESS"]
+    assert os.path.isfile(rds) and os.path.dirname(rds) in toolchain.ro_binds
+    text = R().case_files(problem, problem.prompt + "\n  nchar(string)\n}\n", call)["main.r"].decode()
+    assert f'base::readRDS("{rds}")' in text and "a_enc <- function" not in text
+    built = _verdicts(problem, get_sandbox(ro_binds=toolchain.ro_binds))
+    assert [status for status, _ in built] == [status for _, status in BOTH_WAYS]
+    try:
+        for how in ("off", "unbuildable"):
+            R.toolchain.cache_clear()
+            if how == "off":
+                monkeypatch.setenv("ASSAY_R_HARNESS_RDS", "0")
+            else:
+                monkeypatch.delenv("ASSAY_R_HARNESS_RDS")
+                monkeypatch.setattr(r_module, "support_dir", lambda *a: (_ for _ in ()).throw(OSError("read-only")))
+            assert "ASSAY_R_HARNESS" not in R.toolchain().env
+            text = R().case_files(problem, problem.prompt + "\n  nchar(string)\n}\n", call)["main.r"].decode()
+            assert "readRDS" not in text and "base::parse(text = " in text
+            assert text.count("\n") < problem.prompt.count("\n") + 10  # the harness's source is one line
+            assert _verdicts(problem, get_sandbox(ro_binds=R.toolchain().ro_binds)) == built
+    finally:
+        R.toolchain.cache_clear()
+
+
+def test_each_case_is_a_top_level_line_of_its_own() -> None:
+    """R's REPL parses a file's expression anew for each of its lines: cases in one block cost time
+    quadratic in their number (1600 of them: 3 s), so each case is a line of its own; 2000 cases pass."""
+    from assay.languages.r import R
+
+    language_or_skip("r")
+    problem = benchmark(SPEC.bench).problems[STRLEN]
+    code = problem.prompt + "\n  nchar(string)\n}\n"
+    calls = [f'candidate("{"x" * (i % 50)}")' for i in range(2000)]
+    text = R().case_files(problem, code, calls)["main.r"].decode()
+    tail = text[len(code) :].strip("\n").split("\n")
+    assert len(tail) == len(calls) + 4 and all(line.startswith("base::evalq(run(") for line in tail[2:-2])
+    from assay.judging.cases import CasePlan, judge_cases
+
+    plan = CasePlan(calls=calls, expected=[i % 50 for i in range(2000)], args=[()] * 2000, suites=["base"] * 2000,
+                    atols=[0.0] * 2000, hints=[""] * 2000, suite_sizes={"base": 2000})
+    verdict = judge_cases(R(), sandbox_for("r"), problem, code, plan, R.limits)
+    assert verdict.status is Status.PASSED, verdict.message

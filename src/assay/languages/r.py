@@ -1,10 +1,14 @@
 """R: `parse()` checks the syntax (a parse error is a compile error), then `Rscript main.r` runs it, as MultiPL-E does.
 
 MultiPL-E's R tests are `stopifnot(isTRUE(all.equal(candidate(...), expected)))` lines in a
-`test_humaneval` function. Judged as cases, the program is the sample followed by a harness, in a
-`local()` environment, that binds `candidate` as the tests do, runs each call in order under
+`test_humaneval` function. Judged as cases, the program is the sample followed by a harness that
+binds `candidate` as the tests do, in an environment of its own, runs each call in order under
 tryCatch and writes its result, encoded at the declared result type, to fd 3 (through a `cat` it
-starts: R cannot write to a descriptor it did not open); an error is that case's error record.
+starts: R cannot write to a descriptor it did not open); an error is that case's error record. The
+harness's functions are byte-compiled once per machine and read back by each program (`readRDS`
+from a support directory; its source in the program where that cannot be built or is turned off),
+and each case is a top-level line of its own: R's REPL reparses an expression from its first line for
+each line it adds, so a block of cases cost parse time quadratic in their number.
 
 Equality is all.equal's, MultiPL-E's own (target: the result, current: MultiPL-E's literal):
 
@@ -30,13 +34,19 @@ which the sandbox is shown.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
+import os
 import re
+import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Toolchain, Unrepresentable
 from assay.languages.harness import NotSplittable, calls_after, descriptor_json, numbered
+from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Signature, Type
 
@@ -54,12 +64,15 @@ STOPIFNOT = f"""    stopifnot <- function(...) {{
     }}
 """
 
-# The case harness (see the module's doc); the type is a descriptor as an R list ("int", or list(kind, args...)).
-CASE_HARNESS = r"""
-local({
-assay_out <- pipe("exec cat >&3", open = "w")
-assay_type <- __TYPE__
-assay_strict <- __STRICT__
+# The case harness (see the module's doc): R code whose value is a function of the result type (a
+# descriptor as an R list: "int", or list(kind, args...)) and the rule (TRUE: exact); it opens the channel
+# and returns the environment the cases run in (a child of the global one, where `candidate` is bound,
+# holding `run` and `done`). Its own functions live in an environment whose parent is base's: a sample's
+# global definitions do not reach them.
+HARNESS_DEFS = r"""base::local({
+assay_out <- NULL
+assay_type <- "any"
+assay_strict <- TRUE
 assay_tol <- sqrt(.Machine$double.eps)
 a_kind <- function(t) if (is.list(t)) t[[1]] else t
 a_str <- function(s) {
@@ -197,14 +210,67 @@ run <- function(i, f) {
   }
   writeLines(line, assay_out)
   flush(assay_out)
+  invisible(NULL)
 }
-__BIND__
+done <- function(n) {
+  writeLines(paste0("done ", n), assay_out)
+  close(assay_out)
+  invisible(NULL)
+}
+function(type, strict) {
+  assay_type <<- type
+  assay_strict <<- strict
+  assay_out <<- pipe("exec cat >&3", open = "w")
+  cases <- new.env(parent = globalenv())
+  cases$run <- run
+  cases$done <- done
+  cases
+}
+}, envir = base::new.env(parent = base::baseenv()))
+"""
+
+# After the sample, each line a top-level expression of its own: R's REPL parses a file's expression
+# again from its first line for each line it adds, so one expression over all the cases cost time
+# quadratic in their number (1600 one-line cases in one block: 3 s of parsing; apart: 30 ms).
+CASE_MAIN = """.assay_cases <- __MAKER__(__TYPE__, __STRICT__)
+base::evalq(__BIND__, .assay_cases)
 __CASES__
-writeLines("done __COUNT__", assay_out)
-close(assay_out)
-})
+base::evalq(done(__COUNT__L), .assay_cases)
 base::quit(save = "no", status = 0L, runLast = FALSE)
 """
+
+# The harness built once per machine: HARNESS_DEFS byte-compiled and serialized (support directory
+# r-<key>), so that no program parses it nor compiles it again at run time; R reads back byte code
+# without the compiler package. Off with ASSAY_R_HARNESS_RDS=0, or where it cannot be built: the
+# program parses HARNESS_DEFS from one string literal (one line for the REPL).
+HARNESS_RDS_ENV = "ASSAY_R_HARNESS_RDS"
+HARNESS_RDS = "assay_harness.rds"
+BUILD_RDS = """h <- base::eval(base::parse(file = "assay_harness.r", keep.source = FALSE)[[1L]], base::globalenv())
+e <- base::environment(h)
+for (n in base::ls(e, all.names = TRUE)) {
+  f <- base::get(n, envir = e)
+  if (base::is.function(f)) base::assign(n, compiler::cmpfun(f), envir = e)
+}
+h <- compiler::cmpfun(h)
+base::saveRDS(h, "assay_harness.rds")
+g <- base::readRDS("assay_harness.rds")
+base::stopifnot(base::is.function(g), base::typeof(.Internal(bodyCode(g))) == "bytecode")
+"""
+
+
+def _build_harness_rds(work: Path, rscript: str) -> None:
+    """assay_harness.rds from HARNESS_DEFS, compiled by the toolchain's own R."""
+    (work / "assay_harness.r").write_text(HARNESS_DEFS)
+    (work / "build.r").write_text(BUILD_RDS)
+    run_host([rscript, "--vanilla", "--default-packages=NULL", "build.r"], work, timeout=120)
+    (work / "assay_harness.r").unlink()
+    (work / "build.r").unlink()
+
+
+def r_text(text: str) -> str:
+    """An R string literal on one line for ASCII text."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
 
 _BIND = re.compile(r"(?m)^[ \t]*candidate <- [A-Za-z_.][\w.]*[ \t]*$")
 MAX_EXACT = 2**53
@@ -227,6 +293,27 @@ class R(Language):
     stub = '  stop("stub")\n}\n'
     limits: ClassVar[RunLimits] = RunLimits(processes=64)
     config_dirs = ("/etc/R",)  # Debian's R_HOME/etc (Renviron, ldpaths) is a link to it
+
+    @classmethod
+    @functools.cache
+    def toolchain(cls) -> Toolchain:
+        """Rscript, plus the case harness byte-compiled once into a support directory (r-<key>), whose
+        path is in the environment as ASSAY_R_HARNESS. Off with ASSAY_R_HARNESS_RDS=0, or where it cannot
+        be built: the program carries the harness's source."""
+        base = super().toolchain()
+        if switched_off(HARNESS_RDS_ENV):
+            return base
+        rscript = os.path.realpath(base.tools["Rscript"])
+        key = digest(base.version, rscript, file_stamp(rscript), HARNESS_DEFS, BUILD_RDS)
+        try:
+            support = support_dir("r", key, lambda work: _build_harness_rds(work, base.tools["Rscript"]))
+        except (OSError, subprocess.SubprocessError):
+            return base
+        rds = support / HARNESS_RDS
+        if not rds.exists() or not re.fullmatch(r"[\w./+-]+", str(rds)):
+            return base
+        env = {**base.env, "ASSAY_R_HARNESS": str(rds)}
+        return dataclasses.replace(base, ro_binds=tuple(sorted({*base.ro_binds, str(support)})), env=env)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests in a local environment whose stopifnot exits with ASSERT_EXIT; the marker after them."""
@@ -257,14 +344,16 @@ class R(Language):
         return f"candidate({', '.join(rendered)})"
 
     def case_files(self, problem: Problem, code: str, calls: Sequence[str]) -> dict[str, bytes]:
-        """The sample, then the harness."""
+        """The sample, then the harness: the built one read back, else its source; each case a line of its own."""
         tests = problem.tests
         assert isinstance(tests, CaseTests) and tests.signature is not None
         found = _BIND.search(test_program(problem).code)
         bind = found.group(0).strip() if found else f"candidate <- {problem.entry_point}"
-        cases = numbered(calls, lambda i, call: f"run({i}L, function() {call})")
+        cases = numbered(calls, lambda i, call: f"base::evalq(run({i}L, function() {call}), .assay_cases)")
         descriptor = descriptor_json(tests.signature.returns).replace("[", "list(").replace("]", ")")
-        harness = (CASE_HARNESS.replace("__TYPE__", descriptor).replace("__STRICT__", "TRUE" if tests.rule == "exact" else "FALSE")
+        rds = self.toolchain().env.get("ASSAY_R_HARNESS")
+        maker = f'base::readRDS("{rds}")' if rds else f"base::eval(base::parse(text = {r_text(HARNESS_DEFS)}, keep.source = FALSE)[[1L]])"
+        harness = (CASE_MAIN.replace("__MAKER__", maker).replace("__TYPE__", descriptor).replace("__STRICT__", "TRUE" if tests.rule == "exact" else "FALSE")
                    .replace("__BIND__", bind).replace("__CASES__", cases).replace("__COUNT__", str(len(calls))))
         return {self.source: (code + "\n" + harness).encode()}
 
