@@ -87,12 +87,15 @@ def test_refused_key_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_unreachable_server_records_generation_errors(tmp_path: Path) -> None:
     with FakeOpenAIServer() as server:
         url = server.url
-    # The server is gone: every request fails to connect; the failures are recorded and reported, not fatal.
-    result = runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/m", "--base-url", url, "--task-ids", IDS, "--max-retries", "0",
-                                     "--run-dir", str(tmp_path / "r"), "--plain"])
-    assert result.exit_code == 0, result.output
-    text = " ".join(result.output.split())
-    assert "2 samples of 2 problems could not be generated" in text and "connection" in text and "run the same command again" in text
+    # The server is gone: every request fails to connect; the failures are recorded and reported, and
+    # as nothing at all was generated, the command says so in one line and exits 1.
+    for command in ("generate", "run"):
+        result = runner.invoke(cli.app, [command, "humaneval", "--model", "openai/m", "--base-url", url, "--task-ids", IDS, "--max-retries", "0",
+                                         "--run-dir", str(tmp_path / command), "--plain"])
+        assert result.exit_code == 1, result.output
+        text = " ".join(result.output.split())
+        assert "2 samples of 2 problems could not be generated" in text and "connection" in text and "run the same command again" in text
+        assert "error: nothing was generated: all 2 requests failed" in text
 
 
 def test_install_hints_keep_their_brackets(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -555,6 +555,15 @@ def _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, se
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(data, indent=2))
         console.print(f"scores and configuration: {json_out}")
+    st = result.stats
+    if st.generated == 0 and st.already == 0 and st.failed:  # the server is down, refuses every request, ...
+        first = next(iter(result.errors.items()), ("", [""]))
+        err.print(f"[bold red]error:[/] nothing was generated: all {st.failed} requests failed (e.g. {escape(first[0])}: "
+                  f"{escape(first[1][0])}); check --base-url and the server, then run the same command again", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    if result.evaluation is not None and result.evaluation.n_problems == 0 and not result.evaluation.defective_scores:
+        err.print(f"[bold red]error:[/] nothing was scored: {_why_nothing(result.evaluation)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 @app.command()
