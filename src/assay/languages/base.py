@@ -19,7 +19,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -167,12 +167,9 @@ class Language(abc.ABC):
         out: list[Phase] = []
         build = self.build_command(problem) if problem is not None else self.build
         if build:
-            out.append(Phase("build", ("/bin/sh", "-c", build.format(**tools)), limits.build_cpu, limits.build_wall,
+            out.append(Phase("build", phase_argv(build.format(**tools), toolchain.env), limits.build_cpu, limits.build_wall,
                              memory_bytes=limits.memory_bytes, output="stderr"))
-        run = self.run.format(**tools)
-        if not re.search(r"[;&|()<>`]", run):
-            run = "exec " + run  # the program itself, not a shell, is the phase's process: its signal is its own
-        out.append(Phase("run", ("/bin/sh", "-c", run), limits.run_cpu, limits.run_wall,
+        out.append(Phase("run", phase_argv(self.run.format(**tools), toolchain.env), limits.run_cpu, limits.run_wall,
                          memory_bytes=limits.run_memory_bytes, channel=True, stdin=True, output="merged"))
         return out
 
@@ -258,6 +255,24 @@ class Language(abc.ABC):
         marker = "ASSAY-DONE-" + secrets.token_hex(16)
         result = self.run_program(sandbox, problem, self.files(problem, code, marker), limits, toolchain)
         return classify(result, marker, limits)
+
+
+_SHELL_SYNTAX = re.compile(r"[;&|()<>`$*?\[\]{}~'\"\\#\n=]")
+_VARIABLE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def phase_argv(command: str, env: Mapping[str, str]) -> tuple[str, ...]:
+    """A phase's argv. A plain command (words, and $NAMEs of the toolchain's own environment, which
+    the shell would only have split into words) is executed as it is: no shell starts, and the tool
+    is the phase's process (its signal is its own); that saves about 0.7 ms a phase, a tenth of a
+    small program's run. Any other command runs under /bin/sh, with `exec` where it is one command."""
+    expanded = _VARIABLE.sub(lambda m: env.get(m.group(1), m.group(0)), command)
+    words = expanded.split()
+    if words and "/" in words[0] and not _SHELL_SYNTAX.search(expanded):
+        return tuple(words)
+    if not re.search(r"[;&|()<>`]", command):
+        return ("/bin/sh", "-c", "exec " + command)
+    return ("/bin/sh", "-c", command)
 
 
 def build_failure(result: SandboxResult, limits: RunLimits) -> Verdict | None:
