@@ -225,9 +225,11 @@ def test_ctrl_c_stops_promptly_keeps_the_verdicts_and_the_same_command_resumes(t
     waited = time.monotonic() - sent
     assert proc.returncode == 130, out
     assert "run the same command again" in out and str(run_dir) in " ".join(out.split())
-    assert waited < 20, f"{waited:.1f} s after Ctrl-C"  # the judging left was 10 x 2 s of CPU on 2 workers, at least
+    # About a second on a quiet machine; the bound is for a loaded CI machine (27 s measured under the
+    # test suite's own load). That it did not judge on to the end is the count below.
+    assert waited < 60, f"{waited:.1f} s after Ctrl-C"
     kept = stored()
-    assert 0 < len(kept) < 12 and set(kept) == {"timeout"}  # no verdict of a run killed by the stop
+    assert 0 < len(kept) < 12 and set(kept) == {"timeout"}  # stopped before the end; no verdict of a run killed by the stop
     done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert len(stored()) == 12 and set(stored()) == {"timeout"}
