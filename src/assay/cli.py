@@ -225,20 +225,23 @@ def evaluate(
         raise typer.Exit(1)
 
 
-def _select(bench, rows, limit: int | None, task_ids: str | None):  # type: ignore[no-untyped-def]
-    """The samples of the problems --task-ids names (an unknown one is an error), then of the first --limit of those."""
-    wanted = list(bench.problems)
+def selected_ids(bench, limit: int | None, task_ids: str | None) -> list[str]:  # type: ignore[no-untyped-def]
+    """The problems --task-ids names, in its order (an unknown one is an error), else the benchmark's;
+    then the first --limit of those."""
+    ids = list(bench.problems)
     if task_ids:
         ids = [t.strip() for t in task_ids.split(",") if t.strip()]
         unknown = [t for t in ids if t not in bench.problems]
         if unknown:
             fail(f"--task-ids names tasks not in {bench.name}: {', '.join(unknown[:5])}")
-        wanted = [t for t in wanted if t in set(ids)]
-    if limit:
-        wanted = wanted[:limit]
+    return ids[:limit] if limit else ids
+
+
+def _select(bench, rows, limit: int | None, task_ids: str | None):  # type: ignore[no-untyped-def]
+    """The samples of the problems --task-ids and --limit select (all of them without either)."""
     if not task_ids and not limit:
         return rows
-    keep = set(wanted)
+    keep = set(selected_ids(bench, limit, task_ids))
     return [r for r in rows if r.task_id in keep]
 
 
@@ -387,14 +390,7 @@ def _model_setup(benchmark: str, model: str, n: int, temperature: float, top_p: 
         bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache, path=dataset_file)
     except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
         fail(str(exc))
-    ids = list(bench.problems)
-    if task_ids:
-        ids = [t.strip() for t in task_ids.split(",") if t.strip()]
-        unknown = [t for t in ids if t not in bench.problems]
-        if unknown:
-            fail(f"--task-ids names tasks not in {bench.name}: {', '.join(unknown[:5])}")
-    if limit:
-        ids = ids[:limit]
+    ids = selected_ids(bench, limit, task_ids)
     try:
         spec = parse_model_spec(model)
         options: dict[str, object] = {"base_url": base_url, "timeout": request_timeout, "max_connections": max_connections}
