@@ -123,6 +123,15 @@ class Language(abc.ABC):
         return Toolchain(cls.name, version, found, tuple(sorted(binds)), dict(cls.env))
 
     @classmethod
+    def has_support(cls, variable: str) -> bool:
+        """Whether this machine's toolchain sets `variable`: a support file built once (a harness module,
+        a case header) that case builds use. False where the toolchain is missing."""
+        try:
+            return variable in cls.toolchain().env
+        except ToolchainMissing:
+            return False
+
+    @classmethod
     def find_tool(cls, tool: str) -> str | None:
         """Where a tool is: on PATH, or in a well-known toolchain directory."""
         # Not resolved through symlinks: some tools read their own name (swiftc is swift-driver).

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program
@@ -398,7 +398,7 @@ class D(Language):
         tests = test_program(problem).code
         found = re.search(r"\balias\s+candidate\s*=\s*([A-Za-z_]\w*)\s*;", tests)
         entry = found.group(1) if found else problem.entry_point
-        prebuilt = _prebuilt()
+        prebuilt = D.has_support("ASSAY_D_CASE")
         h = "assay_harness." if prebuilt else ""
         cases = "\n".join(f"    try {h}assay_v({i}, {call}); catch (Throwable e) {h}assay_e({i}, e);" for i, call in enumerate(calls))
         runner = (_CASES.replace("__IMPORT__", "    static import assay_harness;\n" if prebuilt else "").replace("__ENTRY__", entry)
@@ -409,17 +409,10 @@ class D(Language):
     def build_command(self, problem: Problem) -> str | None:
         """A case build with the harness's module built once imports it and links its object file (with
         gold, where it links here); any other build is the program's."""
-        if isinstance(problem.tests, CaseTests) and _prebuilt():
+        if isinstance(problem.tests, CaseTests) and D.has_support("ASSAY_D_CASE"):
             return CASE_BUILD
         return self.build
 
-
-def _prebuilt() -> bool:
-    """Whether case builds use the harness's module built once (no toolchain here: they would not)."""
-    try:
-        return "ASSAY_D_CASE" in D.toolchain().env
-    except ToolchainMissing:
-        return False
 
 
 def _build_harness_module(work: Path, gdc: str) -> None:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay import values
-from assay.languages.base import ASSERT_EXIT, Language, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, Language, Toolchain, Unrepresentable
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Signature, Type
@@ -228,7 +228,7 @@ class Haskell(Language):
         """A case build with the harness package built once names it (and links dynamically where the
         package has a shared library: GHC's static link of base is most of a build); any other build is
         the program's."""
-        if isinstance(problem.tests, CaseTests) and _prebuilt():
+        if isinstance(problem.tests, CaseTests) and Haskell.has_support("ASSAY_HASKELL_CASE"):
             return CASE_BUILD
         return self.build
 
@@ -283,7 +283,7 @@ class Haskell(Language):
         assert isinstance(problem.tests, CaseTests) and problem.tests.signature is not None
         encoder = haskell_encoder(problem.tests.signature.returns)
         cases = "\n".join(f"  assayCase h enc {i} ({_indented(call)})" for i, call in enumerate(calls))
-        driver = ((CASE_DRIVER_PREBUILT if _prebuilt() else CASE_DRIVER).replace("@ENTRY@", problem.entry_point)
+        driver = ((CASE_DRIVER_PREBUILT if Haskell.has_support("ASSAY_HASKELL_CASE") else CASE_DRIVER).replace("@ENTRY@", problem.entry_point)
                   .replace("@ENCODER@", encoder).replace("@CASES@", cases).replace("@COUNT@", str(len(calls))))
         return {self.source: with_header(self.code(problem, code)).encode(), "AssayMain.hs": driver.encode()}
 
@@ -297,13 +297,6 @@ class Haskell(Language):
         `[(k, v)]` there, so its pairs compare in order (Python's dicts do not)."""
         return _ordered_equal(self.normalize(actual, t), self.normalize(expected, t), t)
 
-
-def _prebuilt() -> bool:
-    """Whether case builds use the harness package built once (no toolchain here: they would not)."""
-    try:
-        return "ASSAY_HASKELL_CASE" in Haskell.toolchain().env
-    except ToolchainMissing:
-        return False
 
 
 def _build_harness_package(work: Path, ghc: str) -> None:

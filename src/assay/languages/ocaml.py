@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay import values
-from assay.languages.base import ASSERT_EXIT, Language, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, Language, Toolchain, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem
@@ -169,7 +169,7 @@ class OCaml(Language):
         """A case run links the harness's unit first (it sees the standard library only): the one
         compiled once where there is one, else its source compiled with the sample's."""
         if isinstance(problem.tests, CaseTests):
-            if _prebuilt():
+            if OCaml.has_support("ASSAY_OCAML_CASE"):
                 return "{ocamlc} -o main $ASSAY_OCAML_CASE main.ml"
             return "{ocamlc} -o main assay_case.ml main.ml"
         return self.build
@@ -214,7 +214,7 @@ class OCaml(Language):
         lines += [f"  {CASE_MODULE}.case {i} (fun assay_b -> assay_enc assay_b ({call}));" for i, call in enumerate(calls)]
         lines.append(f"  {CASE_MODULE}.finish {len(calls)}")
         files = {self.source: (code + "\n" + "\n".join(lines) + "\n").encode()}
-        if not _prebuilt():
+        if not OCaml.has_support("ASSAY_OCAML_CASE"):
             files["assay_case.ml"] = CASE_UNIT.encode()
         return files
 
@@ -223,13 +223,6 @@ class OCaml(Language):
         pairs compare in order (Python's dicts do not); everything else is Python's `==`."""
         return _ordered_equal(actual, expected, t)
 
-
-def _prebuilt() -> bool:
-    """Whether case builds link the unit compiled once (no toolchain here: they would not)."""
-    try:
-        return "ASSAY_OCAML_CASE" in OCaml.toolchain().env
-    except ToolchainMissing:
-        return False
 
 
 def _build_case_unit(work: Path, ocamlc: str) -> None:

@@ -125,7 +125,7 @@ class Swift(BraceLanguage):
         tests = test_program(problem).code
         first = re.search(r"^assert\(", tests, re.M)
         prefix = tests[: first.start()] if first else tests
-        harness = swift_cases.case_harness(problem.tests.signature.returns, calls, module=_harness_module())
+        harness = swift_cases.case_harness(problem.tests.signature.returns, calls, module=Swift.has_support("ASSAY_SWIFT_HARNESS"))
         return {self.source: (self.as_completion(problem, code) + "\n" + prefix + harness).encode()}
 
     # ------------------------------------------------------------ hand-written suites (runner "units")
@@ -170,7 +170,7 @@ class Swift(BraceLanguage):
     def build_command(self, problem: Problem) -> str | None:
         """Unit-test suites compile several files with the suite's flags (Swift 5 mode, one frontend process);
         case programs link the harness module where there is one."""
-        if isinstance(problem.tests, CaseTests) and _harness_module():
+        if isinstance(problem.tests, CaseTests) and Swift.has_support("ASSAY_SWIFT_HARNESS"):
             return _COPY_CACHE + "{swiftc} -Onone -module-cache-path " + MODULE_CACHE + " $ASSAY_SWIFT_HARNESS -o main main.swift"
         if test_program(problem).runner != "units":
             return self.build
@@ -230,13 +230,6 @@ def _record_module_cache(work: Path, swiftc: str, bwrap: str) -> None:
     for name in ("sample.swift", "sample"):
         (work / name).unlink()
 
-
-def _harness_module() -> bool:
-    """Whether case programs import the harness module (no toolchain here: they would not)."""
-    try:
-        return "ASSAY_SWIFT_HARNESS" in Swift.toolchain().env
-    except ToolchainMissing:
-        return False
 
 
 UNIT_CHANNEL_BYTES = 64 * 1024
