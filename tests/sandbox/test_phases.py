@@ -48,6 +48,7 @@ os._exit(7)
 
 def _sandboxes() -> Iterator[object]:
     yield pytest.param("zygote", id="zygote")
+    yield pytest.param("zygote-fork", id="zygote-fork")  # the init forks itself for each phase, not posix_spawn
     yield pytest.param("bubblewrap", id="bubblewrap")
     yield pytest.param("process", id="process")
 
@@ -55,11 +56,12 @@ def _sandboxes() -> Iterator[object]:
 @pytest.fixture(scope="module", params=list(_sandboxes()))
 def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
     kind = request.param
-    if kind == "zygote" and not ZygoteSandbox.available():
+    if kind.startswith("zygote") and not ZygoteSandbox.available():
         pytest.skip("nested user namespaces are not available here")
     if kind != "process" and not BubblewrapSandbox.available():
         pytest.skip("bubblewrap is not available here")
-    box: Sandbox = {"zygote": ZygoteSandbox, "bubblewrap": BubblewrapSandbox, "process": ProcessSandbox}[kind]()
+    box: Sandbox = ZygoteSandbox(spawn=False) if kind == "zygote-fork" else {
+        "zygote": ZygoteSandbox, "bubblewrap": BubblewrapSandbox, "process": ProcessSandbox}[kind]()
     yield box
     close = getattr(box, "close", None)
     if close:
@@ -132,3 +134,57 @@ def test_what_the_build_leaves_running_dies_before_the_run(sandbox: Sandbox) -> 
 def test_a_cpu_bound_run_is_a_timeout(sandbox: Sandbox) -> None:
     result = sandbox.run_phases([run((PY, "-I", "-S", "-c", "while True: pass"), cpu=1, wall=20)], {}, Limits())
     assert result.phases[-1].timed_out, result.phases
+
+
+LIMITS = "grep -E '^Max (cpu time|address space|processes|open files|file size) ' /proc/self/limits | tr -s ' '"
+
+
+def limit_lines(text: bytes) -> dict[str, str]:
+    rows = [line.strip().rsplit(" ", 3) for line in text.decode().splitlines() if line.startswith("Max")]
+    return {row[0]: row[1] for row in rows}
+
+
+@pytest.mark.parametrize(("build_cpu", "run_cpu"), [(7, 3), (2, 9)], ids=["falling", "rising"])
+def test_each_phase_runs_under_its_own_limits(sandbox: Sandbox, build_cpu: int, run_cpu: int) -> None:
+    # Limits that fall from build to run are set by the init on itself before a spawn; rising ones are not,
+    # and must still hold as asked, each phase its own.
+    gib = 1 << 30
+    phases = [
+        Phase("build", ("/bin/sh", "-c", LIMITS + " >&2"), build_cpu, 20, memory_bytes=3 * gib, output="stderr"),
+        Phase("run", ("/bin/sh", "-c", LIMITS), run_cpu, 20, memory_bytes=2 * gib, channel=True),
+    ]
+    result = sandbox.run_phases(phases, {}, Limits(open_files=200, file_size_bytes=1 << 20))
+    assert [p.exit_code for p in result.phases] == [0, 0], result
+    built, ran = limit_lines(result.stderr), limit_lines(result.stdout)
+    assert built["Max cpu time"] == str(build_cpu) and ran["Max cpu time"] == str(run_cpu), (built, ran)
+    assert built["Max address space"] == str(3 * gib) and ran["Max address space"] == str(2 * gib), (built, ran)
+    assert built["Max open files"] == ran["Max open files"] == "200"
+    assert built["Max file size"] == ran["Max file size"] == str(1 << 20)
+
+
+OPEN_FDS = r"""
+import os, stat, sys
+fds = {}
+for fd in range(0, 1024):
+    try:
+        fds[fd] = "null" if stat.S_ISCHR(os.fstat(fd).st_mode) else "other"
+    except OSError:
+        pass
+print(sorted(fds.items()), file=sys.stderr if sys.argv[1] == "build" else sys.stdout)
+"""
+
+
+def test_a_phase_holds_only_its_own_descriptors(sandbox: Sandbox) -> None:
+    # The build: stdin (/dev/null), stdout, stderr. The run: those (stdin the run's) and the channel on fd 3.
+    phases = [Phase("build", (PY, "-I", "-S", "-c", OPEN_FDS, "build"), 10, 20, output="stderr"),
+              run((PY, "-I", "-S", "-c", OPEN_FDS, "run"))]
+    result = sandbox.run_phases(phases, {}, Limits(), stdin=b"in")
+    assert [p.exit_code for p in result.phases] == [0, 0], result
+    assert b"[(0, 'null'), (1, 'other'), (2, 'other')]" in result.stderr, result.stderr
+    assert b"[(0, 'other'), (1, 'other'), (2, 'other'), (3, 'other')]" in result.stdout, result.stdout
+
+
+def test_a_phase_that_cannot_start_is_status_127(sandbox: Sandbox) -> None:
+    result = sandbox.run_phases([Phase("build", ("/no/such/compiler", "x"), 5, 10, output="stderr"), run(("/bin/true",))], {}, Limits())
+    assert [(p.name, p.exit_code) for p in result.phases] == [("build", 127)], result
+    assert b"/no/such/compiler" in result.stderr and result.channel == b""

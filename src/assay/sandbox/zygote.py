@@ -49,7 +49,8 @@ class ZygoteDied(RuntimeError):
 class _Zygote:
     """One zygote process and the socket to it."""
 
-    def __init__(self, base: BubblewrapSandbox) -> None:
+    def __init__(self, base: BubblewrapSandbox, spawn: bool = True) -> None:
+        self.spawn = spawn
         self._stack = contextlib.ExitStack()
         zlimits = Limits(
             cpu_seconds=10**7, wall_seconds=10**7, memory_bytes=1 << 44, processes=4096,
@@ -104,6 +105,7 @@ class _Zygote:
             "env": env,
             "blob_size": len(blob),
             "phases": [dataclasses.asdict(p) for p in phases],
+            "spawn": self.spawn,
             "limits": {
                 "cpu_seconds": limits.cpu_seconds,
                 "wall_seconds": limits.wall_seconds,
@@ -259,9 +261,12 @@ class ZygoteSandbox:
         "dirs only; the run's pid namespace is killed at the end (as root: a dedicated uid per worker)"
     )
 
-    def __init__(self, ro_binds: Sequence[str] = (), channel_bytes: int | None = None) -> None:
+    def __init__(self, ro_binds: Sequence[str] = (), channel_bytes: int | None = None, spawn: bool | None = None) -> None:
         self._base = BubblewrapSandbox(ro_binds, channel_bytes)
         self.channel_bytes = channel_bytes
+        # Whether the run's init starts phases with posix_spawn where their limits allow (else it forks
+        # itself for each); ASSAY_SANDBOX_SPAWN=0 turns it off.
+        self.spawn = os.environ.get("ASSAY_SANDBOX_SPAWN", "1") != "0" if spawn is None else spawn
         self.ro_paths = self._base.ro_paths
         self._idle: queue.SimpleQueue[_Zygote] = queue.SimpleQueue()
         self._all: list[_Zygote] = []
@@ -285,7 +290,7 @@ class ZygoteSandbox:
         with self._lock:
             if self._closed:  # stopping (Ctrl-C): runs still in flight end, and none starts a zygote again
                 raise ZygoteDied("the sandbox is closed")
-            zygote = _Zygote(self._base)
+            zygote = _Zygote(self._base, self.spawn)
             self._all.append(zygote)
         return zygote
 
