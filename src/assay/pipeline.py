@@ -14,14 +14,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay import __version__
-from assay.evaluate import Evaluation, PassTally, git_commit, score_run
+from assay.evaluate import Evaluation, PassTally, score_run
 from assay.execution import Executor, Settings, program_text
 from assay.generation import GenerationStats, Generator, Traffic, load_prices
 from assay.languages import toolchains_record
 from assay.models.base import GenerateConfig, ModelAPI
 from assay.problems import Benchmark, Problem
 from assay.prompts import PromptTemplate
+from assay.provenance import RunRecord, SandboxInfo, assay_info, benchmark_info
 from assay.samples import RawSample, write_jsonl
 from assay.sandbox.base import Sandbox
 from assay.store import RunStore, VerdictCache
@@ -92,24 +92,25 @@ def run_model(
     report = progress or (lambda *a, **k: None)
     store = RunStore(run_dir)
     store.claim(generation_identity(benchmark, model, template, config), key="generation_identity")
-    config_record: dict[str, Any] = {
-        "assay": {"version": __version__, "git_commit": git_commit()},
-        "benchmark": {"name": benchmark.name, "version": benchmark.version, "content_hash": benchmark.content_hash, "source": benchmark.source, "n_problems": len(benchmark.problems)},
-        "model": model.describe(),
-        "prompt_template": template.to_json(),
-        "sampling": config.effective().to_json(),
-        "traffic": asdict(traffic),
-        "ks": ks,
-    }
+    record = RunRecord(
+        assay=assay_info(),
+        benchmark=benchmark_info(benchmark),
+        model=model.describe(),
+        prompt_template=template.to_json(),
+        sampling=config.effective().to_json(),
+        traffic=asdict(traffic),
+        ks=ks,
+    )
     executor: Executor | None = None
     if sandbox is not None:
         executor = Executor(sandbox, benchmark, settings, workers=workers, cache_dir=cache_dir)
-        config_record.update(
-            settings=asdict(settings),
-            sandbox={"name": sandbox.name, "isolation": sandbox.isolation},
-            toolchain=toolchains_record({p.language for p in benchmark.problems.values()}),
-        )
+        record = record.model_copy(update={
+            "settings": asdict(settings),
+            "sandbox": SandboxInfo(name=sandbox.name, isolation=sandbox.isolation),
+            "toolchain": toolchains_record({p.language for p in benchmark.problems.values()}),
+        })
         _rehash(store, benchmark, executor)
+    config_record = record.to_json()
     store.set_meta("config", config_record)
 
     samples_q: queue.Queue[Any] = queue.Queue()

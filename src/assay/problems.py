@@ -99,12 +99,17 @@ class Problem:
     tests: Tests
     context: str = ""
     tags: tuple[str, ...] = ()
-    # Tests that also run when the main tests are cases (HumanEval+ keeps HumanEval's check()).
+    stops: tuple[str, ...] = ()  # the benchmark's own stop strings for completions (MultiPL-E's stop_tokens); () for the language's
+    reference_is_program: bool = False  # the reference is a whole program, not a completion of the prompt (hand-written suites)
+    prompt_is_instruction: bool = False  # the prompt is a task in prose for a chat model, not code to continue
+    compile_flags: tuple[str, ...] = ()  # passed to the compiler of every program of this problem (a suite's benchmark.yaml)
+    # What the benchmark says about the problem besides (a title, its signature, counts of restored inputs, its
+    # wrong solutions for self-checks): shown and tested, never read to decide how a problem runs.
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def reference_program(self) -> str:
         """The reference solution as the program a sample would be (hand-written suites ship whole programs)."""
-        return self.reference if self.extra.get("reference_is_program") else self.prompt + self.reference
+        return self.reference if self.reference_is_program else self.prompt + self.reference
 
 
 def judged_as(problem: Problem) -> tuple[str, str]:

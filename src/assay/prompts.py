@@ -16,11 +16,16 @@ from assay.problems import Problem
 
 STYLES = ("completion", "instruct")
 
-LANGUAGE_NAMES = {
-    "python": "Python", "swift": "Swift", "cpp": "C++", "java": "Java", "javascript": "JavaScript",
-    "typescript": "TypeScript", "rust": "Rust", "go": "Go", "csharp": "C#", "php": "PHP", "ruby": "Ruby",
-    "lua": "Lua", "perl": "Perl", "r": "R", "racket": "Racket", "scala": "Scala", "d": "D", "bash": "Bash",
-}  # fmt: skip
+
+def language_name(language: str) -> str:
+    """How a prompt names the language ("C++"): its plugin's display name, else the name as given."""
+    from assay.languages import UnknownLanguage, get_language
+
+    try:
+        return get_language(language).display
+    except UnknownLanguage:
+        return language
+
 
 # EvalPlus's instruction for chat models (evalplus/provider/utility.py), in every language.
 DEFAULT_INSTRUCT_USER = (
@@ -51,7 +56,7 @@ class PromptTemplate:
         if self.style == "completion":
             return Prompt(text=_render(self.user, problem) if self.name != "default-completion" else problem.prompt)
         messages: list[tuple[str, str]] = []
-        if self.name == "default-instruct" and problem.extra.get("prompt_is_instruction"):
+        if self.name == "default-instruct" and problem.prompt_is_instruction:
             return Prompt(messages=(("user", problem.prompt),))  # hand-written suites carry their own instruction
         if self.system:
             messages.append(("system", _render(self.system, problem)))
@@ -78,7 +83,7 @@ def _render(template: str, problem: Problem) -> str:
             entry_point=problem.entry_point,
             task_id=problem.id,
             language=problem.language,
-            language_name=LANGUAGE_NAMES.get(problem.language, problem.language),
+            language_name=language_name(problem.language),
             tags=list(problem.tags),
         )
     except jinja2.TemplateError as exc:

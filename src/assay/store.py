@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.problems import Status, TestDetail, Verdict
-
-SCHEMA_VERSION = 1
+from assay.provenance import SCHEMA_VERSION, SchemaMismatch, check_schema
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -48,7 +47,7 @@ CREATE TABLE IF NOT EXISTS references_checked (
 
 
 class RunStoreError(ValueError):
-    """The run directory belongs to a different run."""
+    """The run directory belongs to a different run, or to another schema version of Assay's."""
 
 
 def verdict_to_json(verdict: Verdict) -> str:
@@ -75,6 +74,15 @@ class VerdictCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None:  # a new database (or one from before the version was written: the same tables)
+            self._db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (json.dumps(SCHEMA_VERSION),))
+        else:
+            try:
+                check_schema(json.loads(row[0]), str(path))
+            except SchemaMismatch as exc:
+                self._db.close()
+                raise RunStoreError(str(exc)) from None
 
     def get(self, program_hash: str) -> Verdict | None:
         """The stored verdict for a program, if any."""
@@ -120,7 +128,6 @@ class RunStore(VerdictCache):
         existing = self.meta(key)
         if existing is None:
             self.set_meta(key, identity)
-            self.set_meta("schema_version", SCHEMA_VERSION)
             return True
         if existing != identity:
             diff = sorted(k for k in set(existing) | set(identity) if existing.get(k) != identity.get(k))

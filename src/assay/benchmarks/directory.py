@@ -24,11 +24,17 @@ import yaml
 from assay.benchmarks._fetch import DataUnavailable
 from assay.problems import Benchmark, Problem, ProgramTests
 
-# The languages whose plugin runs a hand-written unit-test suite (runner "units") with its tests
-# reporting by name and token (swift_units): Swift only, so far. Other languages' suites would run
-# their tests in the solution's process with nothing to hold them to, so they are refused.
-EXTENSIONS = {"swift": ".swift"}
 REQUIRED = ("problem.yaml", "task.md", "signature", "reference", "tests")
+
+
+def suite_languages() -> dict[str, str]:
+    """The languages a directory benchmark may target -> their source extension: the plugins with
+    `unit_test_suites`, whose hand-written suites run with each test reporting by name and token
+    (swift_units): Swift only, so far. Other languages' suites would run their tests in the solution's
+    process with nothing to hold them to, so they are refused."""
+    from assay.languages import plugins
+
+    return {name: plugin.extension for name, plugin in plugins().items() if plugin.unit_test_suites}
 
 
 class BenchmarkFormatError(ValueError):
@@ -48,10 +54,11 @@ def load_directory(path: Path | None = None, *, shipped_name: str | None = None,
         raise DataUnavailable(f"{root}: not a benchmark directory (no benchmark.yaml); see docs/benchmark-format.md")
     meta = _yaml(meta_file)
     language = str(meta.get("language", "")).lower()
-    if language not in EXTENSIONS:
-        raise BenchmarkFormatError(f"{meta_file}: language must be one of {', '.join(EXTENSIONS)} (the languages with a unit-test "
+    extensions = suite_languages()
+    if language not in extensions:
+        raise BenchmarkFormatError(f"{meta_file}: language must be one of {', '.join(extensions)} (the languages with a unit-test "
                                    f"runner; see docs/benchmark-format.md), got {language!r}")
-    ext = EXTENSIONS[language]
+    ext = extensions[language]
     name = str(meta.get("name") or root.name)
     digest = hashlib.sha256()
     problems: dict[str, Problem] = {}
@@ -101,13 +108,12 @@ def _problem(folder: Path, bench: str, language: str, ext: str, meta: dict[str, 
         tests=ProgramTests(code=tests, runner="units"),
         context=context,
         tags=tuple(tags),
+        reference_is_program=True,
+        prompt_is_instruction=True,
+        compile_flags=tuple(str(flag) for flag in meta.get("compile_flags") or ()),
         extra={
-            "reference_is_program": True,
-            "prompt_is_instruction": True,
             "title": info.get("title", folder.name),
             "signature": signature,
-            "compile_flags": list(meta.get("compile_flags") or []),
-            "run_timeout_s": meta.get("run_timeout_s"),
             "imports": list(info.get("imports") or []),
             "wrong_solutions": wrong,
         },

@@ -10,8 +10,8 @@ Input types: JSON erased tuples, sets and int dict keys. MBPP+ inputs go through
 further than EvalPlus does (it runs the raw JSON): base inputs from the literals in HumanEval's
 `check()`, plus inputs from parameter annotations and the restored base literals (see pytypes).
 `restore_types=False` gives EvalPlus's raw inputs instead. Each problem's `extra["restored"]` counts
-what was changed. `extra["test"]` is HumanEval's check() code (for -Mini, which drops it, taken from
-HumanEval itself); EvalPlus never runs it, Assay keeps it for the HumanEval-style verdict.
+what was changed. HumanEval's check() code (for -Mini, which drops it, taken from HumanEval itself) is read
+for its literals only: neither EvalPlus nor Assay runs it for HumanEval+.
 """
 
 from __future__ import annotations
@@ -104,8 +104,6 @@ def _build_humaneval_plus(
         test_code = record.get("test") or original_tests.get(task_id)
         base, plus, counts = _humaneval_inputs(record, test_code, restore_types)
         extra: dict[str, Any] = {"restored": asdict(counts)}
-        if test_code is not None:
-            extra["test"] = test_code
         problems[task_id] = _problem(record, base, plus, evalplus_oracle("humaneval", record["entry_point"]), extra)
 
     name = "humaneval-plus" + (f"-{variant.lower()}" if variant else "")

@@ -24,19 +24,24 @@ from assay.values import Signature, UnsupportedType, signature_of
 HF_DATASET = "nuprl/MultiPL-E"
 HF_REVISION = "28441b6024e71d4a1c1c0f6bf171c935cd5a43f2"  # MultiPL-E 3.1, as bigcode-evaluation-harness pins it
 
-# MultiPL-E's short names -> Assay's language names.
-LANGUAGES = {
-    "clj": "clojure", "cpp": "cpp", "cs": "csharp", "d": "d", "dart": "dart", "elixir": "elixir", "go": "go",
-    "hs": "haskell", "java": "java", "jl": "julia", "js": "javascript", "lua": "lua", "ml": "ocaml", "php": "php",
-    "pl": "perl", "py": "python", "r": "r", "rb": "ruby", "rkt": "racket", "rs": "rust", "scala": "scala",
-    "sh": "bash", "swift": "swift", "ts": "typescript",
-}  # fmt: skip
+# MultiPL-E's languages that Assay loads but has no plugin for (their samples cannot run here).
+_WITHOUT_PLUGIN = {"dart": "dart", "jl": "julia"}
+
+
+def languages() -> dict[str, str]:
+    """MultiPL-E's short names -> Assay's language names: each plugin's `multipl_e`, and the two without one."""
+    from assay.languages import plugins
+
+    found = {plugin.multipl_e: name for name, plugin in plugins().items() if plugin.multipl_e}
+    return dict(sorted({**found, **_WITHOUT_PLUGIN}.items()))
+
+
 SOURCES = ("humaneval", "mbpp")
 
 
 def benchmark_names() -> list[str]:
     """multipl-e/humaneval-swift, multipl-e/mbpp-rs, ..."""
-    return [f"multipl-e/{src}-{lang}" for src in SOURCES for lang in LANGUAGES]
+    return [f"multipl-e/{src}-{lang}" for src in SOURCES for lang in languages()]
 
 
 # How MultiPL-E's test sections name the entry point, language by language: `candidate = f` (JS, C++,
@@ -105,7 +110,7 @@ def load_multipl_e(source: str, lang: str, *, path: Path | None = None, data_dir
 
 
 def _problem(row: dict[str, Any], lang: str, original: dict[str, Any] | None) -> Problem:
-    language = LANGUAGES.get(lang, lang)
+    language = languages().get(lang, lang)
     entry_point = entry_point_of(row["name"], row["prompt"], row.get("tests"))
     program = ProgramTests(code=row["tests"], runner="script")
     tests: ProgramTests | CaseTests = program
@@ -121,7 +126,8 @@ def _problem(row: dict[str, Any], lang: str, original: dict[str, Any] | None) ->
         reference="",  # MultiPL-E has no reference solutions outside Python
         tests=tests,
         tags=(f"source:{row.get('original', '').split('/')[0] or 'multipl-e'}",),
-        extra={"stop_tokens": list(row.get("stop_tokens") or []), "doctests": row.get("doctests"), "original": row.get("original")},
+        stops=tuple(row.get("stop_tokens") or ()),
+        extra={"doctests": row.get("doctests"), "original": row.get("original")},
     )
 
 

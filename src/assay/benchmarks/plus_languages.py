@@ -22,7 +22,7 @@ from typing import Any
 from assay import values
 from assay.benchmarks._fetch import DataUnavailable
 from assay.benchmarks.evalplus import load_humaneval_plus, load_mbpp_plus
-from assay.benchmarks.multipl_e import LANGUAGES, load_multipl_e
+from assay.benchmarks.multipl_e import languages, load_multipl_e
 from assay.languages import UnknownLanguage, get_language
 from assay.languages.base import Language, Unrepresentable
 from assay.problems import Benchmark, Case, CaseTests, Problem, test_program
@@ -34,7 +34,7 @@ def benchmark_names() -> list[str]:
     """humaneval-plus/swift, mbpp-plus/rs, ...: every MultiPL-E language with a plugin."""
     from assay.languages import REGISTRY
 
-    return [f"{plus}/{short}" for plus in SOURCES for short, lang in LANGUAGES.items() if lang in REGISTRY and short != "py"]
+    return [f"{plus}/{short}" for plus in SOURCES for short, lang in languages().items() if lang in REGISTRY and short != "py"]
 
 
 def python_id(source: str, multipl_e_id: str) -> str:
@@ -48,7 +48,7 @@ def load_plus_language(plus: str, lang: str, *, data_dir: Path | None = None, ca
     source = SOURCES[plus]
     name = f"{plus}/{lang}"
     try:
-        language = get_language(LANGUAGES.get(lang, lang))
+        language = get_language(languages().get(lang, lang))
     except UnknownLanguage as exc:
         raise DataUnavailable(f"{name}: {exc}") from None
     if not language.has_case_harness:

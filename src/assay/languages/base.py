@@ -21,7 +21,7 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 
 from assay import values
@@ -74,9 +74,22 @@ class Language(abc.ABC):
     """A language plugin: subclasses set the class attributes and override what differs."""
 
     name: ClassVar[str]  # canonical name, as in Problem.language: "swift", "cpp", ...
-    aliases: ClassVar[tuple[str, ...]] = ()  # MultiPL-E's short names etc.: "rs", "cs", "sh"
-    display: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()  # other names a user or a benchmark may give it: "rs", "c++"
+    display: ClassVar[str]  # the name people write, in tables and in prompts ("C++")
+    multipl_e: ClassVar[str | None] = None  # MultiPL-E's short name ("rs", "cs"), where MultiPL-E has the language
     source: ClassVar[str]  # the program's file name in the work dir
+    extension: ClassVar[str] = ""  # a source file's extension (".rs"); the source's unless set
+    # Markdown fence info strings that mean this language besides its name, aliases and MultiPL-E name
+    # (```golang, ```shell): extraction picks such a block from a reply.
+    fence_tags: ClassVar[tuple[str, ...]] = ()
+    # Where a completion of one of its prompts ends when the benchmark gives no stop strings of its own.
+    stops: ClassVar[tuple[str, ...]] = ()
+    # Extraction: a typed declaration `bool name(...) {` defines name (C-like languages), and a regex (with
+    # a {name} placeholder) for this language's own definition forms, besides those every language shares.
+    typed_declarations: ClassVar[bool] = False
+    definition: ClassVar[str] = ""
+    # Whether directory benchmarks (hand-written unit-test suites, docs/benchmark-format.md) can target it.
+    unit_test_suites: ClassVar[bool] = False
     tools: ClassVar[tuple[str, ...]]  # executables needed; the first one's version is recorded
     version_args: ClassVar[tuple[str, ...]] = ("--version",)
     install_hint: ClassVar[str]  # e.g. "apt-get install -y golang-go"
@@ -96,6 +109,28 @@ class Language(abc.ABC):
     # a whole-number float such as 3.0 arrives as 3, so where the type admits both (Any, a union) the
     # function cannot tell which Python meant, and HumanEval+ labels them differently (filter_integers).
     whole_floats_are_ints: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.extension and "source" in cls.__dict__:
+            cls.extension = PurePosixPath(cls.source).suffix
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """Every name this language goes by: its own, its aliases, MultiPL-E's."""
+        return tuple(dict.fromkeys((cls.name, *cls.aliases, *((cls.multipl_e,) if cls.multipl_e else ()))))
+
+    @classmethod
+    def fences(cls) -> tuple[str, ...]:
+        """The fence info strings (lower case) that mark a block of this language."""
+        return tuple(dict.fromkeys((*cls.names(), *cls.fence_tags)))
+
+    def defines(self, code: str, name: str) -> bool:
+        """Whether code (a block of a reply) defines `name`, not merely calls it: how extraction tells the
+        solution from a usage example."""
+        from assay.extract import defines_generically
+
+        return defines_generically(code, name, typed=self.typed_declarations, extra=self.definition)
 
     # ------------------------------------------------------------ toolchain
 

@@ -133,6 +133,9 @@ class Bash(BraceLanguage):
     name = "bash"
     aliases = ("sh",)
     display = "Bash"
+    multipl_e = "sh"
+    fence_tags = ("shell",)
+    stops = ("\n}",)
     source = "main.sh"
     tools = ("bash",)
     version_args = ("--version",)

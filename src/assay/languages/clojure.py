@@ -174,6 +174,9 @@ class Clojure(Language):
     name = "clojure"
     aliases = ("clj",)
     display = "Clojure"
+    multipl_e = "clj"
+    stops = ("\n(def", "\n;", "\n(")
+    definition = r"\(defn-?\s+{name}[\s)]"
     source = "main.clj"
     tools = ("java", "clojure")
     install_hint = "apt-get install -y clojure"

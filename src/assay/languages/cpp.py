@@ -266,6 +266,10 @@ class Cpp(BraceLanguage):
     name = "cpp"
     aliases = ("c++",)
     display = "C++"
+    multipl_e = "cpp"
+    fence_tags = ("cc", "cxx")
+    stops = ("\n}",)
+    typed_declarations = True
     source = "main.cpp"
     tools = ("g++",)
     version_args = ("--version",)

@@ -35,8 +35,11 @@ class CSharp(ClassSplicer, BraceLanguage):
     float32 = True  # MultiPL-E's floats are 32-bit here
 
     name = "csharp"
-    aliases = ("cs",)
+    aliases = ("cs", "c#")
     display = "C#"
+    multipl_e = "cs"
+    stops = ("\n    }\n",)
+    typed_declarations = True
     source = "Problem.cs"
     tools = ("mcs", "mono")
     version_args = ("--version",)

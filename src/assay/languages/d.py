@@ -319,6 +319,9 @@ class D(Language):
 
     name = "d"
     display = "D"
+    multipl_e = "d"
+    stops = ("\n\n", "\nvoid", "\nbool", "\nint")
+    typed_declarations = True
     source = "main.d"
     tools = ("gdc",)
     version_args = ("--version",)

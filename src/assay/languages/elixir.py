@@ -180,6 +180,10 @@ class Elixir(Language):
 
     name = "elixir"
     display = "Elixir"
+    multipl_e = "elixir"
+    fence_tags = ("ex", "exs")
+    stops = ("\ndefmodule", "\ndefp", "\ndef ", "\n#", "\n\n")
+    definition = r"\bdefp?\s+{name}\b"
     source = "main.exs"  # the test script; the solution is solution.ex
     tools = ("elixir", "elixirc")
     version_args = ("--version",)

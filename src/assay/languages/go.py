@@ -219,6 +219,9 @@ class Go(Language):
 
     name = "go"
     display = "Go"
+    multipl_e = "go"
+    fence_tags = ("golang",)
+    stops = ("\nfunc", "struct", "\n// ")  # MultiPL-E's bare "struct" kept: scores compare only under the same cut
     source = MAIN_FILE
     tools = ("go",)
     version_args = ("version",)

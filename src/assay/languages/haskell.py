@@ -189,6 +189,9 @@ class Haskell(Language):
     name = "haskell"
     aliases = ("hs",)
     display = "Haskell"
+    multipl_e = "hs"
+    stops = ("\n\n", "\n{-", "\n-- |", "\n--", "\ntype", "\ndata", "\nnewtype")
+    definition = r"^{name}\s*::"
     source = "Main.hs"
     tools = ("ghc",)
     version_args = ("--version",)

@@ -268,6 +268,9 @@ class Java(ClassSplicer, BraceLanguage):
 
     name = "java"
     display = "Java"
+    multipl_e = "java"
+    stops = ("\n    }\n",)
+    typed_declarations = True
     source = "Problem.java"
     tools = ("javac", "java")
     version_args = ("-version",)

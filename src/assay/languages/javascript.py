@@ -46,6 +46,9 @@ class JavaScript(Language):
     name = "javascript"
     aliases = ("js",)
     display = "JavaScript"
+    multipl_e = "js"
+    fence_tags = ("node",)
+    stops = ("\nfunction ", "\n/*", "\n//", "\nconsole.log")
     source = "main.js"
     tools = ("node",)
     version_args = ("--version",)

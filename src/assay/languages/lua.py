@@ -169,6 +169,8 @@ class Lua(Language):
 
     name = "lua"
     display = "Lua"
+    multipl_e = "lua"
+    stops = ("\nlocal", "\nfunction", "\n--")
     source = "main.lua"
     tools = ("lua5.4", "luac5.4")
     version_args = ("-v",)

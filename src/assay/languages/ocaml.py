@@ -120,6 +120,9 @@ class OCaml(Language):
     name = "ocaml"
     aliases = ("ml",)
     display = "OCaml"
+    multipl_e = "ml"
+    stops = ("\n\n", "\n(*", "\ntype", "\nlet")
+    definition = r"\blet\s+(?:rec\s+)?{name}\b"
     source = "main.ml"
     tools = ("ocamlc", "ocamlrun")
     version_args = ("-version",)

@@ -178,6 +178,8 @@ class Perl(Language):
     name = "perl"
     aliases = ("pl",)
     display = "Perl"
+    multipl_e = "pl"
+    stops = ("\nsub", "\n#", "\n\n")
     source = "main.pl"
     tools = ("perl",)
     version_args = ("--version",)

@@ -152,6 +152,8 @@ class Php(Language):
 
     name = "php"
     display = "PHP"
+    multipl_e = "php"
+    stops = ("\nfunction", "\n?>", "\n//", "\n#")
     source = "main.php"
     tools = ("php",)
     version_args = ("--version",)

@@ -450,12 +450,25 @@ class Python(_Language):
     name = "python"
     aliases = ("py",)
     display = "Python"
+    multipl_e = "py"
+    fence_tags = ("python3",)
+    # bigcode-evaluation-harness tasks/humaneval.py stop_words (the Codex paper's "\nclass", "\ndef",
+    # "\n#", "\nif", "\nprint" plus "\n@" and "\n```"), with EvalPlus's direct-completion extras
+    # (evalplus/provider/utility.py: "\nassert", "\nimport ", "\nfrom ", '\n"""'). Each is a column-0
+    # statement, which can only come after the function body has ended.
+    stops = ("\nclass", "\ndef", "\n#", "\n@", "\nprint", "\nif", "\n```", "\nassert", "\nimport ", "\nfrom ", '\n"""')
     source = "main.py"
     tools = ("python3",)
     install_hint = "apt-get install -y python3"
     build = "{python3} -I -c \"import ast; ast.parse(open('main.py').read(), 'main.py')\""  # syntax errors are compile errors
     run = "{python3} -I main.py"
     stub = "    raise RuntimeError('assay canary stub')\n"
+
+    def defines(self, code: str, name: str) -> bool:
+        """A top-level def, class or assignment of `name`, parsed rather than matched."""
+        from assay.extract import python_defined
+
+        return name in python_defined(code)
 
     @classmethod
     def find_tool(cls, tool: str) -> str | None:

@@ -284,6 +284,8 @@ class R(Language):
 
     name = "r"
     display = "R"
+    multipl_e = "r"
+    stops = ("\n#", "\n```")
     source = "main.r"
     tools = ("Rscript",)
     version_args = ("--version",)

@@ -157,6 +157,9 @@ class Racket(Language):
     name = "racket"
     aliases = ("rkt",)
     display = "Racket"
+    multipl_e = "rkt"
+    fence_tags = ("scheme",)
+    stops = ("\n(define ", "\n#|", "\n;", "\n(")
     source = "main.rkt"
     tools = ("racket", "raco")
     version_args = ("--version",)

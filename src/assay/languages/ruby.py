@@ -190,6 +190,8 @@ class Ruby(Language):
     name = "ruby"
     aliases = ("rb",)
     display = "Ruby"
+    multipl_e = "rb"
+    stops = ("\nclass", "\ndef", "\n#", "\n\n")
     source = "main.rb"
     tools = ("ruby",)
     version_args = ("--version",)

@@ -291,6 +291,9 @@ class Rust(BraceLanguage):
     name = "rust"
     aliases = ("rs",)
     display = "Rust"
+    multipl_e = "rs"
+    stops = ("\n}",)
+    definition = r"\bfn\s+{name}\b"
     source = "main.rs"
     tools = ("rustc", "cc")
     version_args = ("--version",)

@@ -100,6 +100,8 @@ class Scala(ClassSplicer, BraceLanguage):
 
     name = "scala"
     display = "Scala"
+    multipl_e = "scala"
+    stops = ("\n    }\n",)
     source = "Problem.scala"
     tools = ("scalac", "java")
     version_args = ("-version",)

@@ -74,6 +74,9 @@ class Swift(BraceLanguage):
 
     name = "swift"
     display = "Swift"
+    multipl_e = "swift"
+    stops = ("\n}",)  # the rest, as MultiPL-E's stop_tokens for the language (see Language.stops)
+    unit_test_suites = True
     source = "main.swift"
     tools = ("swiftc",)
     version_args = ("--version",)
@@ -174,7 +177,7 @@ class Swift(BraceLanguage):
             return _COPY_CACHE + "{swiftc} -Onone -module-cache-path " + MODULE_CACHE + " $ASSAY_SWIFT_HARNESS -o main main.swift"
         if test_program(problem).runner != "units":
             return self.build
-        flags = " ".join(shlex.quote(f) for f in problem.extra.get("compile_flags", []))
+        flags = " ".join(shlex.quote(f) for f in problem.compile_flags)
         sources = "prelude.swift " + ("context.swift " if problem.context.strip() else "") + "solution.swift tests.swift main.swift"
         return f"{_COPY_CACHE}{{swiftc}} {flags} -module-cache-path {MODULE_CACHE} {sources} -o main"
 

@@ -171,6 +171,8 @@ class TypeScript(Language):
     name = "typescript"
     aliases = ("ts",)
     display = "TypeScript"
+    multipl_e = "ts"
+    stops = ("\nfunction ", "\n/*", "\n//", "\nclass")
     source = "main.ts"
     tools = ("tsc", "node")
     version_args = ("--version",)

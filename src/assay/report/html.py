@@ -283,7 +283,7 @@ def _environment() -> jinja2.Environment:
 
 def render_html(report: Report, *, include_samples: bool = True, assay_commit: str | None = None) -> str:
     """The report as one self-contained HTML page (no external URLs); include_samples embeds every sample's code and verdict for the problem panels."""
-    from assay.evaluate import git_commit
+    from assay.provenance import git_commit
 
     warnings: list[str] = []
     sections = _sections(report, warnings)
@@ -304,10 +304,3 @@ def render_html(report: Report, *, include_samples: bool = True, assay_commit: s
         n_samples=total, data=script_json(data), heat_css=Markup(heat_css()), palette=script_json(heat_palette()),
         include_samples=include_samples,
     )
-
-
-def write_html(report: Report, path: Path | str, *, include_samples: bool = True) -> Path:
-    """Render the report and write it to path (UTF-8)."""
-    path = Path(path)
-    path.write_text(render_html(report, include_samples=include_samples), encoding="utf-8")
-    return path

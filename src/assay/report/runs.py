@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from assay.evaluate import suite_flags
 from assay.metrics import PassAtK, score_pass_at_k
-from assay.problems import Benchmark, Status, Verdict, judged_as
-from assay.store import RunStore
+from assay.problems import Benchmark, Status, judged_as
+from assay.scoring import inferred_flags, suite_flags
+from assay.store import RunStore, RunStoreError
 
 RUN_DB = "run.sqlite"
 # Samples-file names that say nothing about the model: the folder they sit in names it instead.
@@ -216,13 +216,6 @@ def _fallback_language(config: Mapping[str, Any]) -> str:
     return others[0] if len(others) == 1 else ("python" if not others else "unknown")
 
 
-def _inferred_flags(verdict: Verdict, name: str, split: bool) -> dict[str, bool]:
-    if not split:
-        return {name: verdict.passed}
-    base = next((t for t in verdict.tests if t.name == "suite:base"), None)
-    return {"base": verdict.passed or (base is not None and base.status is Status.PASSED), "plus": verdict.passed}
-
-
 def load_run(
     run_dir: Path | str,
     *,
@@ -238,6 +231,8 @@ def load_run(
         store = RunStore(run_dir)
     except sqlite3.Error as exc:
         raise ReportError(f"{run_dir}/{RUN_DB} cannot be read ({exc}); is it a run database?") from None
+    except RunStoreError as exc:  # another schema version's
+        raise ReportError(str(exc)) from None
     try:
         config = store.meta("config")
         if not isinstance(config, dict) or not isinstance(config.get("benchmark"), dict):
@@ -290,7 +285,7 @@ def load_run(
         sandbox_errors += verdict.status is Status.SANDBOX_ERROR
         if verdict.status is Status.SKIPPED or task_id in defects:
             continue  # no toolchain here, or a defective problem: not scored (as in score_run)
-        flags = suite_flags(bench, task_id, verdict) if problem is not None and bench is not None else _inferred_flags(verdict, info.name, split)
+        flags = suite_flags(bench, task_id, verdict) if problem is not None and bench is not None else inferred_flags(verdict, info.name, split)
         for suite_label, ok in flags.items():
             key = f"{info.name}:base" if suite_label == "base" else (info.name if suite_label in ("plus", info.name) else f"{info.name}:{suite_label}")
             suites.setdefault(key, {}).setdefault(task_id, []).append(ok)
