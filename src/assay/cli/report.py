@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from assay.cli import app, console, err, fail, parse_ks
+from assay.cli.common import app, console, err, fail, parse_ks
+
+if TYPE_CHECKING:
+    from assay.report import Report
 
 FormatOpt = Annotated[str | None, typer.Option("--format", "-f", help="md, csv, json, latex or html (default: from --out's suffix, else md).")]
 CompareFormatOpt = Annotated[str | None, typer.Option("--format", "-f", help="md, csv, json or latex (default: from --out's suffix, else md).")]
@@ -85,7 +88,7 @@ def _emit(text: str, out: Path | None) -> None:
     console.print(f"report: {out}")
 
 
-def _render(report, fmt: str, colour: bool) -> str:  # type: ignore[no-untyped-def]
+def _render(report: Report, fmt: str, colour: bool) -> str:
     from assay.report import render_report
 
     if fmt == "html":

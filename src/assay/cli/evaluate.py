@@ -1,0 +1,179 @@
+"""`assay evaluate`: judge a samples file (or the references) in the sandbox and score it."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from assay.cli.common import (
+    WallOpt,
+    _Progress,
+    _sandbox_for,
+    _slug,
+    _why_nothing,
+    app,
+    check_timeouts,
+    console,
+    default_cache_dir,
+    err,
+    fail,
+    parse_ks,
+    selected_ids,
+    show,
+)
+
+if TYPE_CHECKING:
+    from assay.problems import Benchmark
+    from assay.samples import RawSample
+
+
+@app.command()
+def evaluate(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name, e.g. humaneval, humaneval-plus, mbpp-plus.")],
+    samples: Annotated[Path | None, typer.Option("--samples", "-s", help="Samples JSONL(.gz): task_id + completion (human-eval) or solution (EvalPlus).")] = None,
+    references: Annotated[bool, typer.Option("--references", help="Evaluate the benchmark's own reference solutions as the samples.")] = False,
+    k: Annotated[str, typer.Option("--k", help="Comma-separated k values for pass@k.")] = "1,10,100",
+    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>-<samples folder>-<samples name>.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write scores and the full run configuration here.")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data (evalplus/...).")] = None,
+    dataset_file: Annotated[Path | None, typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not reuse verdicts cached by earlier runs.")] = False,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="CPU seconds for a test program (HumanEval); default: max(1 s, 4x the reference's).")] = None,
+    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run samples as plain processes (NOT isolated).")] = False,
+    plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
+    wall_timeout: WallOpt = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the samples of the first N problems (the benchmark's order).")] = None,
+    task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids: only their samples (default: all).")] = None,
+    extract: Annotated[str | None, typer.Option("--extract", help="Each sample is a raw model reply: pull its code out as `assay run` does, "
+                                                "for the prompt style `completion` (continues the prompt) or `instruct` (a chat reply).")] = None,
+) -> None:
+    """Run every sample in the sandbox against the benchmark's tests and score it.
+
+    --samples takes a JSONL(.gz) file or EvalPlus's samples directory (<task_id with / as _>/<n>.py).
+    --json - writes the scores to stdout (the table then goes to stderr)."""
+    from assay.benchmarks import UnknownBenchmark, load_benchmark
+    from assay.benchmarks._fetch import DataUnavailable
+    from assay.benchmarks.directory import BenchmarkFormatError
+    from assay.evaluate import evaluate as run_evaluation
+    from assay.execution import Settings
+    from assay.samples import SamplesError, read_samples, write_jsonl
+    from assay.store import RunStoreError
+
+    ks = parse_ks(k)
+    if (samples is None) == (not references):
+        fail("give exactly one of --samples FILE or --references")
+    check_timeouts(timeout, wall_timeout)
+    if extract is not None and extract not in ("completion", "instruct"):
+        fail(f"--extract {extract}: give `completion` (the reply continues the prompt) or `instruct` (a chat reply with the code in it)")
+    cache = cache_dir or default_cache_dir()
+    try:
+        bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache, path=dataset_file)
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
+        fail(str(exc))
+    if references:
+        if not any(p.reference for p in bench.problems.values()):
+            fail(f"{bench.name} has no reference solutions; check that its tests build with `assay canary {bench.name}`")
+        samples = cache / "references" / f"{bench.name.replace('/', '-')}-{bench.content_hash[:12]}.jsonl"
+        write_jsonl(samples, ({"task_id": p.id, "solution": p.reference_program()} for p in bench.problems.values() if p.reference))
+    assert samples is not None
+    try:
+        rows: list[RawSample] = read_samples(samples, task_ids=bench.problems)
+    except SamplesError as exc:
+        fail(str(exc))
+    rows = _select(bench, rows, limit, task_ids)
+    if not any(r.task_id in bench.problems for r in rows):
+        named = sorted({r.task_id for r in rows})
+        fail(f"nothing to score: none of the {len(rows)} samples names a task of {bench.name} (they name {', '.join(map(repr, named[:3]))}"
+             f"{', ...' if len(named) > 3 else ''}); are they for another benchmark?")
+    if extract:
+        rows = _extracted(bench, rows, extract)
+    to_stdout = json_out is not None and str(json_out) == "-"
+    sandbox = _sandbox_for(bench, allow_weak_sandbox)
+    run_dir = run_dir or _default_eval_dir(bench.name, samples)
+    progress = _Progress(plain)
+    started = time.monotonic()
+    try:
+        result = run_evaluation(
+            bench,
+            rows,
+            samples,
+            run_dir,
+            sandbox,
+            ks,
+            settings=Settings(timeout=timeout, wall_timeout=wall_timeout),
+            workers=workers,
+            cache_dir=cache,
+            use_cache=not no_cache,
+            progress=progress,
+        )
+    except RunStoreError as exc:
+        progress.stop()
+        fail(str(exc))
+    except KeyboardInterrupt:
+        progress.stop()
+        err.print(f"[bold red]interrupted:[/] the verdicts so far are kept in {escape(str(run_dir))}; run the same command again to continue",
+                  highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    progress.stop()
+    elapsed = time.monotonic() - started
+    show(result, bench.name, elapsed, out=err if to_stdout else console)
+    if json_out:
+        data = result.to_json()
+        data["wall_seconds"] = round(elapsed, 3)
+        if to_stdout:
+            sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        else:
+            json_out.parent.mkdir(parents=True, exist_ok=True)
+            json_out.write_text(json.dumps(data, indent=2))
+            console.print(f"scores and configuration: {json_out}")
+    if result.n_problems == 0 and not result.defective_scores:
+        err.print(f"[bold red]error:[/] nothing was scored: {_why_nothing(result)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+
+
+def _select(bench: Benchmark, rows: list[RawSample], limit: int | None, task_ids: str | None) -> list[RawSample]:
+    """The samples of the problems --task-ids and --limit select (all of them without either)."""
+    if not task_ids and not limit:
+        return rows
+    keep = set(selected_ids(bench, limit, task_ids))
+    return [r for r in rows if r.task_id in keep]
+
+
+def _extracted(bench: Benchmark, rows: list[RawSample], style: str) -> list[RawSample]:
+    """Each known sample's text read as a model reply of this prompt style, its code pulled out as `assay run` does."""
+    import dataclasses
+
+    from assay.generation import code_of, stops_for_language
+
+    out: list[RawSample] = []
+    for r in rows:
+        problem = bench.problems.get(r.task_id)
+        if problem is None:
+            out.append(r)
+            continue
+        text = r.completion if r.completion is not None else (r.solution or "")
+        completion, solution, how = code_of(problem, text, style, stops_for_language(problem))
+        extra = {**r.extra, "raw_completion": text, "extraction": how}
+        out.append(dataclasses.replace(r, completion=completion, solution=solution, extra=extra))
+    return out
+
+
+def _default_eval_dir(bench_name: str, samples: Path) -> Path:
+    """runs/<benchmark>-<samples' folder>-<samples' name>: gpt4/samples.jsonl and qwen/samples.jsonl get
+    runs of their own (the folder is left out where it is the working directory)."""
+    stem = samples.name.split(".")[0]
+    folder = samples.resolve().parent
+    parent = f"{_slug(folder.name)}-" if folder != Path.cwd().resolve() and folder.name else ""
+    return Path("runs") / f"{bench_name.replace('/', '-')}-{parent}{stem}"

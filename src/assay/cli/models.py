@@ -1,0 +1,237 @@
+"""`assay generate` and `assay run`: sample a model on a benchmark (and judge as the samples arrive)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from assay.cli.common import (
+    WallOpt,
+    _Progress,
+    _sandbox_for,
+    _slug,
+    _why_nothing,
+    app,
+    check_timeouts,
+    console,
+    default_cache_dir,
+    err,
+    fail,
+    parse_ks,
+    selected_ids,
+    show,
+)
+
+if TYPE_CHECKING:
+    from assay.generation import Traffic
+    from assay.models import ModelSpec
+    from assay.models.base import GenerateConfig, ModelAPI
+    from assay.pipeline import ModelRun
+    from assay.problems import Benchmark
+    from assay.prompts import PromptTemplate
+
+
+ModelOpt = Annotated[str, typer.Option("--model", "-m", help="BACKEND/MODEL (openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, vllm/ORG/NAME, hf/ORG/NAME) or replay:SAMPLES.jsonl.")]
+NOpt = Annotated[int, typer.Option("--n", "-n", min=1, help="Samples per problem.")]
+TempOpt = Annotated[float, typer.Option("--temperature", min=0.0, help="Sampling temperature.")]
+TopPOpt = Annotated[float, typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling.")]
+MaxTokOpt = Annotated[int, typer.Option("--max-tokens", min=1, help="Most tokens per completion.")]
+StopOpt = Annotated[list[str] | None, typer.Option("--stop", help="Stop string (repeatable); default: the language's, for completion prompts.")]
+SeedOpt = Annotated[int | None, typer.Option("--seed", help="Sampling seed (sample i of a problem asks with seed+i).")]
+GreedyOpt = Annotated[bool, typer.Option("--greedy", help="Greedy decoding: temperature 0, top-p 1.")]
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama).")]
+KeyEnvOpt = Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).")]
+StyleOpt = Annotated[str | None, typer.Option("--prompt-style", help="completion (prompt is the prefix) or instruct (chat message); default: instruct, or completion for base models without a chat template.")]
+TemplateOpt = Annotated[Path | None, typer.Option("--template", help="Prompt template file (YAML with style/system/user, or a jinja2 text for the user message).")]
+ConnOpt = Annotated[int, typer.Option("--max-connections", min=1, help="Requests in flight at once.")]
+RpmOpt = Annotated[float | None, typer.Option("--rpm", help="Most requests per minute.")]
+TpmOpt = Annotated[float | None, typer.Option("--tpm", help="Most tokens per minute (estimated before sending).")]
+RetriesOpt = Annotated[int, typer.Option("--max-retries", min=0, help="Retries per request on 429, 5xx, timeouts and dropped connections.")]
+ReqTimeoutOpt = Annotated[float, typer.Option("--request-timeout", help="Seconds before a request is abandoned (and retried).")]
+PricesOpt = Annotated[Path | None, typer.Option("--prices", help="JSON price table, {\"backend/model\": {\"input\": USD per 1M tokens, \"output\": ...}}.")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")]
+TasksOpt = Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids to run (default: all).")]
+
+
+def _model_setup(benchmark: str, model: str, n: int, temperature: float, top_p: float, max_tokens: int, stop: list[str] | None, seed: int | None, greedy: bool,
+                 base_url: str | None, api_key_env: str | None, prompt_style: str | None, template: Path | None, max_connections: int,
+                 rpm: float | None, tpm: float | None, max_retries: int, request_timeout: float, limit: int | None, task_ids: str | None,
+                 data_dir: Path | None, dataset_file: Path | None, cache: Path,
+                 ) -> tuple[Benchmark, ModelSpec, ModelAPI, PromptTemplate, GenerateConfig, Traffic, list[str]]:
+    """Benchmark, model, template, sampling and traffic settings from the options, or a one-line error."""
+    from assay.benchmarks import UnknownBenchmark, load_benchmark
+    from assay.benchmarks._fetch import DataUnavailable
+    from assay.benchmarks.directory import BenchmarkFormatError
+    from assay.generation import Traffic
+    from assay.models import get_model, parse_model_spec
+    from assay.models.base import GenerateConfig, ModelConfigError
+    from assay.prompts import TemplateError, default_template, load_template
+
+    try:
+        bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache, path=dataset_file)
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
+        fail(str(exc))
+    ids = selected_ids(bench, limit, task_ids)
+    try:
+        spec = parse_model_spec(model)
+        options: dict[str, object] = {"base_url": base_url, "timeout": request_timeout, "max_connections": max_connections}
+        if api_key_env:
+            options["api_key_env"] = api_key_env
+        api = get_model(spec, **options)
+        style = prompt_style
+        if style is None:
+            tokenizer = getattr(api, "tokenizer", None)
+            from assay.models.local import has_chat_template
+
+            style = "completion" if (tokenizer is not None and not has_chat_template(tokenizer)) else "instruct"
+        tmpl = load_template(template, prompt_style) if template else default_template(style)
+    except (ModelConfigError, TemplateError) as exc:
+        fail(str(exc))
+    config = GenerateConfig(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens, stop=tuple(stop or ()), seed=seed, greedy=greedy)
+    traffic = Traffic(max_connections=max_connections, requests_per_minute=rpm, tokens_per_minute=tpm, max_retries=max_retries)
+    return bench, spec, api, tmpl, config, traffic, ids
+
+
+def _show_generation(result: ModelRun) -> None:
+    """Print what generation did: samples, retries, tokens, cost, and what failed."""
+    st = result.stats
+    cost = f", cost ${st.cost_usd:.4f}" if st.cost_usd is not None else ""
+    retries = f", {st.retries} retries (" + ", ".join(f"{k} {v}" for k, v in st.retry_kinds.most_common()) + ")" if st.retries else ""
+    console.print(
+        f"generation: {st.generated} new samples, {st.already} already in the run, {st.requests} requests{retries}; "
+        f"tokens in {st.usage.input_tokens}, out {st.usage.output_tokens}{cost}"
+    )
+    if result.errors:
+        n_err = sum(len(v) for v in result.errors.values())
+        first = next(iter(result.errors.items()))
+        err.print(f"[yellow]warning:[/] {n_err} samples of {len(result.errors)} problems could not be generated (e.g. {escape(first[0])}: {escape(first[1][0])}); run the same command again to retry only those")
+
+
+def _default_run_dir(bench_name: str, spec: ModelSpec, config: GenerateConfig, template: PromptTemplate | None = None) -> Path:
+    """runs/<benchmark>--<model>--<sampling>--<prompt template>: the same command resumes, other settings
+    (a completion prompt instead of a chat one, say) get their own run."""
+    if spec.backend == "replay":
+        return Path("runs") / f"{bench_name.replace('/', '-')}--{spec.slug}"
+    sampling = "greedy" if config.greedy else f"t{config.temperature:g}-p{config.top_p:g}"
+    prompt = f"--{_slug(template.name)}" if template is not None else ""
+    return Path("runs") / f"{bench_name.replace('/', '-')}--{spec.slug}--{sampling}{prompt}"
+
+
+@app.command()
+def generate(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name, e.g. humaneval, humaneval-plus, mbpp-plus.")],
+    model: ModelOpt,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the samples here as JSONL (default: RUN_DIR/samples.jsonl).")] = None,
+    n: NOpt = 1, temperature: TempOpt = 0.2, top_p: TopPOpt = 0.95, max_tokens: MaxTokOpt = 1024, stop: StopOpt = None, seed: SeedOpt = None, greedy: GreedyOpt = False,
+    base_url: BaseUrlOpt = None, api_key_env: KeyEnvOpt = None, prompt_style: StyleOpt = None, template: TemplateOpt = None,
+    max_connections: ConnOpt = 16, rpm: RpmOpt = None, tpm: TpmOpt = None, max_retries: RetriesOpt = 6, request_timeout: ReqTimeoutOpt = 600.0,
+    prices: PricesOpt = None, limit: LimitOpt = None, task_ids: TasksOpt = None,
+    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>--<model>.")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    dataset_file: Annotated[Path | None, typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads.")] = None,
+    plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
+) -> None:
+    """Sample completions from a model into a samples file (resumable; no execution)."""
+    _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
+                   max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
+                   execute=False, output=output)
+
+
+@app.command()
+def run(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name, e.g. humaneval, humaneval-plus, mbpp-plus.")],
+    model: ModelOpt,
+    n: NOpt = 1, temperature: TempOpt = 0.2, top_p: TopPOpt = 0.95, max_tokens: MaxTokOpt = 1024, stop: StopOpt = None, seed: SeedOpt = None, greedy: GreedyOpt = False,
+    base_url: BaseUrlOpt = None, api_key_env: KeyEnvOpt = None, prompt_style: StyleOpt = None, template: TemplateOpt = None,
+    max_connections: ConnOpt = 16, rpm: RpmOpt = None, tpm: TpmOpt = None, max_retries: RetriesOpt = 6, request_timeout: ReqTimeoutOpt = 600.0,
+    prices: PricesOpt = None, limit: LimitOpt = None, task_ids: TasksOpt = None,
+    k: Annotated[str, typer.Option("--k", help="Comma-separated k values for pass@k (those above n are skipped).")] = "1,10,100",
+    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Run directory (resumable); default runs/<benchmark>--<model>.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write scores, generation accounting and the full configuration here.")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    dataset_file: Annotated[Path | None, typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not reuse verdicts cached by earlier runs.")] = False,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="CPU seconds for a test program; default: max(1 s, 4x the reference's).")] = None,
+    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run samples as plain processes (NOT isolated).")] = False,
+    plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
+    wall_timeout: WallOpt = None,
+) -> None:
+    """Generate samples from a model and judge each one as it arrives; then score the run."""
+    _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
+                   max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
+                   execute=True, k=k, json_out=json_out, no_cache=no_cache, workers=workers, timeout=timeout, wall_timeout=wall_timeout, allow_weak_sandbox=allow_weak_sandbox)
+
+
+def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p: float, max_tokens: int, stop: list[str] | None, seed: int | None, greedy: bool,
+                   base_url: str | None, api_key_env: str | None, prompt_style: str | None, template: Path | None, max_connections: int,
+                   rpm: float | None, tpm: float | None, max_retries: int, request_timeout: float, prices: Path | None, limit: int | None, task_ids: str | None,
+                   run_dir: Path | None, data_dir: Path | None, dataset_file: Path | None, cache_dir: Path | None, plain: bool,
+                   *, execute: bool, output: Path | None = None, k: str = "1", json_out: Path | None = None, no_cache: bool = False, workers: int | None = None,
+                   timeout: float | None = None, wall_timeout: float | None = None, allow_weak_sandbox: bool = False) -> None:
+    from assay.execution import Settings
+    from assay.generation import GenerationAborted
+    from assay.pipeline import run_model
+    from assay.prompts import TemplateError
+    from assay.store import RunStoreError
+
+    check_timeouts(timeout, wall_timeout)
+    cache = cache_dir or default_cache_dir()
+    if prices is not None and not prices.is_file():
+        fail(f"--prices {prices}: no such file")
+    ks = parse_ks(k)
+    if not model.startswith("replay:"):
+        ks = [x for x in ks if x <= n] or [1]
+    bench, spec, api, tmpl, config, traffic, ids = _model_setup(
+        benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
+        max_connections, rpm, tpm, max_retries, request_timeout, limit, task_ids, data_dir, dataset_file, cache)
+    sandbox = _sandbox_for(bench, allow_weak_sandbox) if execute else None
+    run_dir = run_dir or _default_run_dir(bench.name, spec, config, tmpl)
+    progress = _Progress(plain)
+    started = time.monotonic()
+    try:
+        result = run_model(bench, api, tmpl, config, run_dir, sandbox=sandbox, ks=ks, settings=Settings(timeout=timeout, wall_timeout=wall_timeout), traffic=traffic,
+                           workers=workers, cache_dir=cache, use_cache=not no_cache, prices_path=prices, task_ids=ids, progress=progress)
+    except (RunStoreError, GenerationAborted, TemplateError) as exc:
+        progress.stop()
+        fail(str(exc))
+    except KeyboardInterrupt:
+        progress.stop()
+        fail(f"interrupted; everything generated so far is kept in {run_dir}: run the same command again to continue")
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    progress.stop()
+    elapsed = time.monotonic() - started
+    _show_generation(result)
+    if output is not None and result.samples_path is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_bytes(result.samples_path.read_bytes())
+    console.print(f"samples: {output or result.samples_path}")
+    if result.evaluation is not None:
+        show(result.evaluation, bench.name, elapsed)
+    if json_out:
+        data: dict[str, Any] = result.evaluation.to_json() if result.evaluation is not None else {"config": result.config}
+        data["generation"] = result.stats.to_json()
+        data["generation_errors"] = result.errors
+        data["wall_seconds"] = round(elapsed, 3)
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(data, indent=2))
+        console.print(f"scores and configuration: {json_out}")
+    st = result.stats
+    if st.generated == 0 and st.already == 0 and st.failed:  # the server is down, refuses every request, ...
+        first = next(iter(result.errors.items()), ("", [""]))
+        err.print(f"[bold red]error:[/] nothing was generated: all {st.failed} requests failed (e.g. {escape(first[0])}: "
+                  f"{escape(first[1][0])}); check --base-url and the server, then run the same command again", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    if result.evaluation is not None and result.evaluation.n_problems == 0 and not result.evaluation.defective_scores:
+        err.print(f"[bold red]error:[/] nothing was scored: {_why_nothing(result.evaluation)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
