@@ -12,7 +12,7 @@ import pytest
 
 from assay.benchmarks import load_benchmark
 from assay.benchmarks.humaneval import packaged_file
-from assay.execution import Executor, Settings
+from assay.execution import Executor, JudgeSettings
 from assay.languages import plaindata
 from assay.problems import Benchmark, Case, CaseTests, Problem, Status
 from assay.sandbox import get_sandbox
@@ -95,7 +95,7 @@ def test_expected_outputs_never_enter_the_sandbox(sandbox, tmp_path) -> None:
     # prefix: the zygote runs the base interpreter) and gets CPU time enough to read all the rest.
     secret = "expected-value-7f3a9"
     bench = _case_benchmark(f"def f():\n    return {secret!r}\n", "f", [()])
-    ex = Executor(sandbox, bench, Settings(min_time_limit=30.0), cache_dir=tmp_path)
+    ex = Executor(sandbox, bench, JudgeSettings(min_time_limit=30.0), cache_dir=tmp_path)
     skip = ("/proc", "/sys", "/usr", "/dev", sys.base_prefix, sys.prefix, os.path.realpath(sys.prefix))
     probe = (
         "import os, sys\n"

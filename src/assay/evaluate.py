@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.benchmarks._fetch import sha256_file
-from assay.execution import Executor, Settings, hash_samples
+from assay.execution import Executor, JudgeSettings, hash_samples
 from assay.languages import toolchains_record
 from assay.metrics import PassAtK, failure_breakdown, score_pass_at_k, status_counts
 from assay.problems import Benchmark, Status, judged_as
@@ -84,7 +84,7 @@ def evaluate(
     run_dir: Path,
     sandbox: Sandbox,
     ks: list[int],
-    settings: Settings = Settings(),
+    settings: JudgeSettings = JudgeSettings(),
     workers: int | None = None,
     cache_dir: Path | None = None,
     use_cache: bool = True,

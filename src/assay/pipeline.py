@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.evaluate import Evaluation, PassTally, score_run
-from assay.execution import Executor, Settings, program_text
+from assay.execution import Executor, JudgeSettings, program_text
 from assay.generation import GenerationStats, Generator, Traffic, load_prices
 from assay.languages import toolchains_record
 from assay.models.base import GenerateConfig, ModelAPI
@@ -78,7 +78,7 @@ def run_model(
     *,
     sandbox: Sandbox | None,
     ks: list[int] | None = None,
-    settings: Settings = Settings(),
+    settings: JudgeSettings = JudgeSettings(),
     traffic: Traffic = Traffic(),
     workers: int | None = None,
     cache_dir: Path | None = None,

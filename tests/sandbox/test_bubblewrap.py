@@ -16,9 +16,9 @@ import pytest
 from assay.sandbox import (
     Availability,
     BubblewrapSandbox,
-    Limits,
     ProcessSandbox,
     Sandbox,
+    SandboxLimits,
     SandboxResult,
     SandboxUnavailable,
     get_sandbox,
@@ -27,7 +27,7 @@ from assay.sandbox import (
 from .hostile import program
 
 PY = [sys.executable, "-I", "-S"]
-FAST = Limits(
+FAST = SandboxLimits(
     cpu_seconds=5,
     wall_seconds=15,
     memory_bytes=512 * 1024**2,
@@ -41,13 +41,13 @@ ALLOWED_ENV = {"PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "PYTHONDONTWRITEBYTEC
 IS_ROOT = os.geteuid() == 0
 
 
-def run_py(sandbox: Sandbox, source: bytes | str, *args: str, limits: Limits = FAST, **kw: object) -> SandboxResult:
+def run_py(sandbox: Sandbox, source: bytes | str, *args: str, limits: SandboxLimits = FAST, **kw: object) -> SandboxResult:
     """Run a Python program as main.py in the sandbox."""
     code = source.encode() if isinstance(source, str) else source
     return sandbox.run([*PY, "main.py", *args], {"main.py": code}, limits, **kw)  # type: ignore[arg-type]
 
 
-def run_hostile(sandbox: Sandbox, name: str, *args: str, limits: Limits = FAST) -> SandboxResult:
+def run_hostile(sandbox: Sandbox, name: str, *args: str, limits: SandboxLimits = FAST) -> SandboxResult:
     """Run tests/sandbox/hostile/<name>.py in the sandbox."""
     return run_py(sandbox, program(name), *args, limits=limits)
 
@@ -125,20 +125,20 @@ class SandboxContract:
 
     def test_wall_clock_kills_a_sleeper_that_ignores_sigterm(self, sandbox: Sandbox) -> None:
         start = time.monotonic()
-        result = run_hostile(sandbox, "busy_loop", "sleep", limits=Limits(**{**FAST.__dict__, "wall_seconds": 1.0}))
+        result = run_hostile(sandbox, "busy_loop", "sleep", limits=SandboxLimits(**{**FAST.__dict__, "wall_seconds": 1.0}))
         assert result.timed_out and result.stdout == b"started\n" and result.error is None
         assert time.monotonic() - start < 5
         assert_healthy(sandbox)
 
     def test_cpu_limit_is_a_timeout(self, sandbox: Sandbox) -> None:
-        result = run_hostile(sandbox, "busy_loop", "cpu", limits=Limits(**{**FAST.__dict__, "cpu_seconds": 1.0}))
+        result = run_hostile(sandbox, "busy_loop", "cpu", limits=SandboxLimits(**{**FAST.__dict__, "cpu_seconds": 1.0}))
         assert result.timed_out and result.signal in (signal.SIGXCPU, signal.SIGKILL), result
         assert 0.9 <= result.cpu_seconds < 3
         assert_healthy(sandbox)
 
     def test_fork_bomb_is_capped(self, sandbox: Sandbox) -> None:
         marker = f"bomb-{uuid.uuid4()}"
-        limits = Limits(**{**FAST.__dict__, "processes": 12})
+        limits = SandboxLimits(**{**FAST.__dict__, "processes": 12})
         result = run_py(sandbox, program("fork_bomb"), "300", marker, limits=limits)
         forked, failed = (int(x) for x in result.stdout.split()[:2])
         assert forked < 12 and failed > 0, result
@@ -146,7 +146,7 @@ class SandboxContract:
         assert_healthy(sandbox)
 
     def test_memory_bomb_hits_the_address_space_cap(self, sandbox: Sandbox) -> None:
-        result = run_hostile(sandbox, "memory_bomb", limits=Limits(**{**FAST.__dict__, "memory_bytes": 256 * 1024**2}))
+        result = run_hostile(sandbox, "memory_bomb", limits=SandboxLimits(**{**FAST.__dict__, "memory_bytes": 256 * 1024**2}))
         assert result.exit_code == 1 and result.stdout.startswith(b"MemoryError"), result
         assert int(result.stdout.split()[1]) < 256
         assert_healthy(sandbox)
@@ -202,7 +202,7 @@ def test_killing_the_parent_and_everyone(bwrap: BubblewrapSandbox) -> None:
 @pytest.mark.slow
 def test_endless_fork_bomb_ends_at_the_wall_clock(bwrap: BubblewrapSandbox) -> None:
     marker = f"bomb-{uuid.uuid4()}"
-    limits = Limits(**{**FAST.__dict__, "processes": 12, "wall_seconds": 2.0, "cpu_seconds": 2.0})
+    limits = SandboxLimits(**{**FAST.__dict__, "processes": 12, "wall_seconds": 2.0, "cpu_seconds": 2.0})
     start = time.monotonic()
     result = run_py(bwrap, program("fork_bomb"), "50", marker, "forever", limits=limits)
     assert result.timed_out and time.monotonic() - start < 6, result

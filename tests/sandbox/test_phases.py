@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from assay.sandbox import BubblewrapSandbox, Limits, ProcessSandbox, ZygoteSandbox
+from assay.sandbox import BubblewrapSandbox, ProcessSandbox, SandboxLimits, ZygoteSandbox
 from assay.sandbox.base import Phase, Sandbox
 
 PY = sys.executable
@@ -78,13 +78,13 @@ def run(argv: tuple[str, ...], cpu: float = 10, wall: float = 20) -> Phase:
 
 def test_each_phase_is_reported_by_the_init(sandbox: Sandbox) -> None:
     result = sandbox.run_phases([build("echo compiling; echo main > main"), run(("/bin/sh", "-c", "cat main; echo result >&3; exit 3"))],
-                                {"src": b"x"}, Limits())
+                                {"src": b"x"}, SandboxLimits())
     assert [(p.name, p.exit_code) for p in result.phases] == [("build", 0), ("run", 3)], result
     assert result.stdout == b"main\n" and b"compiling" in result.stderr and result.channel == b"result\n"
 
 
 def test_a_failed_build_stops_the_run(sandbox: Sandbox) -> None:
-    result = sandbox.run_phases([build("exit 4"), run(("/bin/sh", "-c", "echo ran >&3"))], {}, Limits())
+    result = sandbox.run_phases([build("exit 4"), run(("/bin/sh", "-c", "echo ran >&3"))], {}, SandboxLimits())
     assert [(p.name, p.exit_code) for p in result.phases] == [("build", 4)]
     assert result.channel == b""
 
@@ -92,14 +92,14 @@ def test_a_failed_build_stops_the_run(sandbox: Sandbox) -> None:
 def test_the_build_never_holds_the_channel(sandbox: Sandbox) -> None:
     # As perl -c runs BEGIN blocks, or elixirc module bodies: code at build time tries fd 3 (and 4, 5).
     script = "for fd in 3 4 5; do (echo 'build 7' >&$fd) 2>/dev/null && echo wrote $fd; done; ls -l /proc/self/fd; true"
-    result = sandbox.run_phases([build(script), run(("/bin/sh", "-c", "echo honest >&3"))], {}, Limits())
+    result = sandbox.run_phases([build(script), run(("/bin/sh", "-c", "echo honest >&3"))], {}, SandboxLimits())
     assert [p.exit_code for p in result.phases] == [0, 0]
     assert result.channel == b"honest\n", result
     assert b"wrote" not in result.stderr, result.stderr
 
 
 def test_the_run_cannot_take_the_inits_descriptors(sandbox: Sandbox) -> None:
-    result = sandbox.run_phases([build("true"), run((PY, "-I", "-S", "-c", STEAL))], {}, Limits())
+    result = sandbox.run_phases([build("true"), run((PY, "-I", "-S", "-c", STEAL))], {}, SandboxLimits())
     output = result.stdout.decode()
     assert [(p.name, p.exit_code) for p in result.phases] == [("build", 0), ("run", 7)], output
     assert "stolen []" in output, output
@@ -109,7 +109,7 @@ def test_the_run_cannot_take_the_inits_descriptors(sandbox: Sandbox) -> None:
 
 def test_the_run_phase_wall_limit_is_enforced(sandbox: Sandbox) -> None:
     start = time.monotonic()
-    result = sandbox.run_phases([build("true"), run(("/bin/sh", "-c", "sleep 100; echo late >&3"), wall=2)], {}, Limits())
+    result = sandbox.run_phases([build("true"), run(("/bin/sh", "-c", "sleep 100; echo late >&3"), wall=2)], {}, SandboxLimits())
     elapsed = time.monotonic() - start
     assert result.phases[-1].timed_out and result.phases[-1].exit_code is None, result.phases
     assert 1.9 <= elapsed < 15 and result.channel == b"", (elapsed, result)
@@ -117,7 +117,7 @@ def test_the_run_phase_wall_limit_is_enforced(sandbox: Sandbox) -> None:
 
 def test_the_build_wall_limit_is_enforced(sandbox: Sandbox) -> None:
     start = time.monotonic()
-    result = sandbox.run_phases([build("sleep 100", wall=2), run(("/bin/sh", "-c", "echo ran >&3"))], {}, Limits())
+    result = sandbox.run_phases([build("sleep 100", wall=2), run(("/bin/sh", "-c", "echo ran >&3"))], {}, SandboxLimits())
     assert [p.name for p in result.phases] == ["build"] and result.phases[0].timed_out
     assert time.monotonic() - start < 15 and result.channel == b""
 
@@ -126,13 +126,13 @@ def test_what_the_build_leaves_running_dies_before_the_run(sandbox: Sandbox) -> 
     # A daemon started at build time would keep writing into the work dir (or at the run's channel).
     script = "(setsid sh -c 'while true; do date +%s%N >> beat; sleep 0.05; done' &) ; sleep 0.3"
     check = "a=$(wc -l < beat); sleep 0.5; b=$(wc -l < beat); echo $a $b >&3"
-    result = sandbox.run_phases([build(script), run(("/bin/sh", "-c", check))], {}, Limits())
+    result = sandbox.run_phases([build(script), run(("/bin/sh", "-c", check))], {}, SandboxLimits())
     before, after = result.channel.split()
     assert before == after, result.channel
 
 
 def test_a_cpu_bound_run_is_a_timeout(sandbox: Sandbox) -> None:
-    result = sandbox.run_phases([run((PY, "-I", "-S", "-c", "while True: pass"), cpu=1, wall=20)], {}, Limits())
+    result = sandbox.run_phases([run((PY, "-I", "-S", "-c", "while True: pass"), cpu=1, wall=20)], {}, SandboxLimits())
     assert result.phases[-1].timed_out, result.phases
 
 
@@ -153,7 +153,7 @@ def test_each_phase_runs_under_its_own_limits(sandbox: Sandbox, build_cpu: int, 
         Phase("build", ("/bin/sh", "-c", LIMITS + " >&2"), build_cpu, 20, memory_bytes=3 * gib, output="stderr"),
         Phase("run", ("/bin/sh", "-c", LIMITS), run_cpu, 20, memory_bytes=2 * gib, channel=True),
     ]
-    result = sandbox.run_phases(phases, {}, Limits(open_files=200, file_size_bytes=1 << 20))
+    result = sandbox.run_phases(phases, {}, SandboxLimits(open_files=200, file_size_bytes=1 << 20))
     assert [p.exit_code for p in result.phases] == [0, 0], result
     built, ran = limit_lines(result.stderr), limit_lines(result.stdout)
     assert built["Max cpu time"] == str(build_cpu) and ran["Max cpu time"] == str(run_cpu), (built, ran)
@@ -178,13 +178,13 @@ def test_a_phase_holds_only_its_own_descriptors(sandbox: Sandbox) -> None:
     # The build: stdin (/dev/null), stdout, stderr. The run: those (stdin the run's) and the channel on fd 3.
     phases = [Phase("build", (PY, "-I", "-S", "-c", OPEN_FDS, "build"), 10, 20, output="stderr"),
               run((PY, "-I", "-S", "-c", OPEN_FDS, "run"))]
-    result = sandbox.run_phases(phases, {}, Limits(), stdin=b"in")
+    result = sandbox.run_phases(phases, {}, SandboxLimits(), stdin=b"in")
     assert [p.exit_code for p in result.phases] == [0, 0], result
     assert b"[(0, 'null'), (1, 'other'), (2, 'other')]" in result.stderr, result.stderr
     assert b"[(0, 'other'), (1, 'other'), (2, 'other'), (3, 'other')]" in result.stdout, result.stdout
 
 
 def test_a_phase_that_cannot_start_is_status_127(sandbox: Sandbox) -> None:
-    result = sandbox.run_phases([Phase("build", ("/no/such/compiler", "x"), 5, 10, output="stderr"), run(("/bin/true",))], {}, Limits())
+    result = sandbox.run_phases([Phase("build", ("/no/such/compiler", "x"), 5, 10, output="stderr"), run(("/bin/true",))], {}, SandboxLimits())
     assert [(p.name, p.exit_code) for p in result.phases] == [("build", 127)], result
     assert b"/no/such/compiler" in result.stderr and result.channel == b""

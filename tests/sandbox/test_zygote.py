@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.sandbox import Limits, ZygoteSandbox, get_sandbox
+from assay.sandbox import SandboxLimits, ZygoteSandbox, get_sandbox
 from tests.sandbox import test_bubblewrap as one_shot
 from tests.sandbox.test_bubblewrap import SandboxContract, run_py
 
@@ -75,7 +75,7 @@ def test_each_run_gets_fresh_namespaces_and_files(zygote: ZygoteSandbox) -> None
 
 def test_python_driver_runs_in_process_with_the_same_results(zygote: ZygoteSandbox) -> None:
     files = {"driver.py": b"import os, sys\nos.write(3, b'ok')\nprint(sys.flags.isolated, sys.flags.no_site)\n"}
-    result = zygote.run([sys.executable, "-I", "-S", "-X", "faulthandler", "driver.py"], files, Limits(cpu_seconds=5, wall_seconds=20))
+    result = zygote.run([sys.executable, "-I", "-S", "-X", "faulthandler", "driver.py"], files, SandboxLimits(cpu_seconds=5, wall_seconds=20))
     assert result.exit_code == 0 and result.channel == b"ok" and result.stdout == b"1 1\n"
 
 

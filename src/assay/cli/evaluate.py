@@ -63,7 +63,7 @@ def evaluate(
     from assay.benchmarks._fetch import DataUnavailable
     from assay.benchmarks.directory import BenchmarkFormatError
     from assay.evaluate import evaluate as run_evaluation
-    from assay.execution import Settings
+    from assay.execution import JudgeSettings
     from assay.samples import SamplesError, read_samples, write_jsonl
     from assay.store import RunStoreError
 
@@ -108,7 +108,7 @@ def evaluate(
             run_dir,
             sandbox,
             ks,
-            settings=Settings(timeout=timeout, wall_timeout=wall_timeout),
+            settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout),
             workers=workers,
             cache_dir=cache,
             use_cache=not no_cache,

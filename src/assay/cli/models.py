@@ -176,7 +176,7 @@ def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p
                    run_dir: Path | None, data_dir: Path | None, dataset_file: Path | None, cache_dir: Path | None, plain: bool,
                    *, execute: bool, output: Path | None = None, k: str = "1", json_out: Path | None = None, no_cache: bool = False, workers: int | None = None,
                    timeout: float | None = None, wall_timeout: float | None = None, allow_weak_sandbox: bool = False) -> None:
-    from assay.execution import Settings
+    from assay.execution import JudgeSettings
     from assay.generation import GenerationAborted
     from assay.pipeline import run_model
     from assay.prompts import TemplateError
@@ -197,7 +197,7 @@ def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p
     progress = _Progress(plain)
     started = time.monotonic()
     try:
-        result = run_model(bench, api, tmpl, config, run_dir, sandbox=sandbox, ks=ks, settings=Settings(timeout=timeout, wall_timeout=wall_timeout), traffic=traffic,
+        result = run_model(bench, api, tmpl, config, run_dir, sandbox=sandbox, ks=ks, settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout), traffic=traffic,
                            workers=workers, cache_dir=cache, use_cache=not no_cache, prices_path=prices, task_ids=ids, progress=progress)
     except (RunStoreError, GenerationAborted, TemplateError) as exc:
         progress.stop()

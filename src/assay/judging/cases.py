@@ -24,7 +24,7 @@ from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict
 from assay.sandbox.base import Sandbox
 
 if TYPE_CHECKING:
-    from assay.languages.base import Language, RunLimits
+    from assay.languages.base import Language, PhaseLimits
 
 MAX_DETAILS = 5
 FLOAT32_RTOL = 2.0**-21  # four float32 steps: a float32 computation of a float64 reference's result
@@ -68,7 +68,7 @@ def plan_for(language: Language, problem: Problem, expected: Sequence[Any] | Non
     )
 
 
-def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: str, plan: CasePlan, limits: RunLimits) -> Verdict:
+def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: str, plan: CasePlan, limits: PhaseLimits) -> Verdict:
     """Build and run the sample with the case harness; compare its reported outputs outside the sandbox."""
     from assay.languages.base import ToolchainMissing, build_failure, error_line, run_failure
 

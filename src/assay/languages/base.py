@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from assay import values
 from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict, test_program
-from assay.sandbox.base import Limits, Phase, Sandbox, SandboxResult
+from assay.sandbox.base import Phase, Sandbox, SandboxLimits, SandboxResult
 from assay.values import Signature, Type
 
 ASSERT_EXIT = 97  # the exit status of a failed test assertion, in every language
@@ -56,8 +56,9 @@ class ToolchainMissing(RuntimeError):
 
 
 @dataclass(frozen=True)
-class RunLimits:
-    """Limits of one program's two phases."""
+class PhaseLimits:
+    """A language's limits for one program's two phases, build and run (a compiler needs more than the
+    program); the judge narrows the run phase's to its JudgeSettings and calibrated timeouts."""
 
     build_cpu: float = 120.0
     build_wall: float = 240.0
@@ -95,7 +96,7 @@ class Language(abc.ABC):
     install_hint: ClassVar[str]  # e.g. "apt-get install -y golang-go"
     build: ClassVar[str | None] = None  # shell command of the build phase ({tool} placeholders), None for interpreters
     run: ClassVar[str]  # shell command of the run phase
-    limits: ClassVar[RunLimits] = RunLimits()
+    limits: ClassVar[PhaseLimits] = PhaseLimits()
     env: ClassVar[dict[str, str]] = {}
     # A completion that builds for any problem but solves none (the canary's stand-in for a model).
     stub: ClassVar[str] = ""
@@ -201,7 +202,7 @@ class Language(abc.ABC):
         """The build phase's shell command for this problem (None: nothing to build)."""
         return self.build
 
-    def phases(self, toolchain: Toolchain, limits: RunLimits, problem: Problem | None = None) -> list[Phase]:
+    def phases(self, toolchain: Toolchain, limits: PhaseLimits, problem: Problem | None = None) -> list[Phase]:
         """The build phase (if the language has one) and the run phase, each with its own limits.
 
         The sandbox's trusted init runs them and reports their statuses; the build never holds the
@@ -264,12 +265,12 @@ class Language(abc.ABC):
         """Build what this toolchain's support directory gets on first use (once; a failure only costs speed)."""
 
     def run_program(
-        self, sandbox: Sandbox, problem: Problem, files: dict[str, bytes], limits: RunLimits, toolchain: Toolchain, stdin: bytes = b"",
+        self, sandbox: Sandbox, problem: Problem, files: dict[str, bytes], limits: PhaseLimits, toolchain: Toolchain, stdin: bytes = b"",
         channel_bytes: int = 4096,
     ) -> SandboxResult:
         """Build and run one program's files in the sandbox, phase by phase."""
         env = {"PATH": _path_for(toolchain), "HOME": "/tmp", **toolchain.env}
-        box = Limits(
+        box = SandboxLimits(
             cpu_seconds=max(limits.build_cpu, limits.run_cpu),
             wall_seconds=limits.build_wall + limits.run_wall,
             memory_bytes=max(limits.memory_bytes, limits.run_memory_bytes or 0),
@@ -280,7 +281,7 @@ class Language(abc.ABC):
         )
         return sandbox.run_phases(self.phases(toolchain, limits, problem), files, box, stdin=stdin, env=env)
 
-    def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: RunLimits | None = None) -> Verdict:
+    def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: PhaseLimits | None = None) -> Verdict:
         """Build and run one program against its tests in the sandbox; decide the verdict outside it.
 
         Cases whose expected outputs the benchmark gives are judged here too (assay.judging.cases);
@@ -319,7 +320,7 @@ def phase_argv(command: str, env: Mapping[str, str]) -> tuple[str, ...]:
     return ("/bin/sh", "-c", command)
 
 
-def build_failure(result: SandboxResult, limits: RunLimits) -> Verdict | None:
+def build_failure(result: SandboxResult, limits: PhaseLimits) -> Verdict | None:
     """The verdict of a run that never got past its build (sandbox error, build timeout, compile error), else None."""
     output = result.stdout.decode("utf-8", "replace")
     build_output = result.stderr.decode("utf-8", "replace")
@@ -344,7 +345,7 @@ def build_failure(result: SandboxResult, limits: RunLimits) -> Verdict | None:
     return None
 
 
-def run_failure(result: SandboxResult, limits: RunLimits, shown: str) -> Verdict | None:
+def run_failure(result: SandboxResult, limits: PhaseLimits, shown: str) -> Verdict | None:
     """The verdict of a run phase that hit a limit: output flood, CPU or wall time, memory; else None."""
     run = next(p for p in result.phases if p.name == "run")
     duration = result.wall_seconds
@@ -377,7 +378,7 @@ def error_line(*texts: str) -> str:
     return ""
 
 
-def classify(result: SandboxResult, marker: str, limits: RunLimits) -> Verdict:
+def classify(result: SandboxResult, marker: str, limits: PhaseLimits) -> Verdict:
     """A test program's verdict: phase statuses from the sandbox's init, the marker on stdout."""
     failure = build_failure(result, limits)
     if failure is not None:

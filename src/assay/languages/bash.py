@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from assay import values
-from assay.languages.base import ASSERT_EXIT, SIGXCPU_EXIT, BraceLanguage, RunLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, SIGXCPU_EXIT, BraceLanguage, PhaseLimits, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced, numbered
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Signature, Type
@@ -144,7 +144,7 @@ class Bash(BraceLanguage):
     run = "{bash} main.sh"
     stub = "    echo assay-stub >&2\n    kill -TERM $$\n"  # a call's status is no error: the stub ends the run
     line_comment = "#"
-    limits: ClassVar[RunLimits] = RunLimits(processes=64)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)
 
     def as_completion(self, problem: Problem, code: str) -> str:
         """prompt + body, whether the sample continued the prompt or wrote a whole script.

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay import values
-from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, GiB, Language, PhaseLimits, Toolchain, ToolchainMissing, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, dump_cds, file_stamp, run_host, support_dir
 from assay.problems import CaseTests, Problem
@@ -187,7 +187,7 @@ class Clojure(Language):
     env: ClassVar[dict[str, str]] = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
     stub = '  (throw (Exception. "stub")))\n'
     # The JVM manages its own memory (-Xmx above); its GC and JIT threads count as processes.
-    limits: ClassVar[RunLimits] = RunLimits(run_memory_bytes=None, memory_bytes=4 * GiB)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(run_memory_bytes=None, memory_bytes=4 * GiB)
 
     @classmethod
     @functools.cache

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, Unrepresentable, with_extras  # noqa: F401 - with_extras: re-exported
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, PhaseLimits, Toolchain, Unrepresentable, with_extras  # noqa: F401 - with_extras: re-exported
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import build_once, digest, run_host, support_slot, switched_off
 from assay.problems import CaseTests, Problem, test_program
@@ -279,7 +279,7 @@ class Cpp(BraceLanguage):
              f'else {{gpp}} {STD} -o main main.cpp; fi')
     run = "./main"
     stub = '    throw std::runtime_error("stub");\n'
-    limits: ClassVar[RunLimits] = RunLimits(memory_bytes=4 * GiB, processes=64)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(memory_bytes=4 * GiB, processes=64)
     own_main: ClassVar[re.Pattern[str] | None] = _ANY_MAIN  # a whole program keeps its includes and helpers
 
     @classmethod

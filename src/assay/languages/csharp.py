@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, PhaseLimits, Toolchain, ToolchainMissing, Unrepresentable
 from assay.languages.float32 import Float32Spelling, float32_scalar, float32_values
 from assay.languages.harness import descriptor
 from assay.languages.java import infer_type
@@ -48,7 +48,7 @@ class CSharp(ClassSplicer, BraceLanguage):
     run = "{mono} Problem.exe"
     env: ClassVar[dict[str, str]] = {"MONO_GC_PARAMS": "max-heap-size=1g"}  # the heap's cap, not an address-space limit
     stub = '        throw new NotImplementedException("stub");\n'
-    limits: ClassVar[RunLimits] = RunLimits(memory_bytes=4 * GiB, run_memory_bytes=None)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(memory_bytes=4 * GiB, run_memory_bytes=None)
     config_dirs = ("/etc/mono",)  # Mono's configuration: dll maps, machine.config
 
     # whole programs from chat models: `namespace X { public class Solution { ... static void Main ... } }`

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, GiB, Language, PhaseLimits, Toolchain, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program
@@ -330,7 +330,7 @@ class D(Language):
     run = "./main"
     # The prompt ends with the function's signature; the completion writes its body.
     stub = '{\n    throw new Exception("stub");\n}\n'
-    limits: ClassVar[RunLimits] = RunLimits(memory_bytes=4 * GiB, processes=64)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(memory_bytes=4 * GiB, processes=64)
 
     @classmethod
     @functools.cache

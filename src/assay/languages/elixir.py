@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from assay import values
-from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, GiB, Language, PhaseLimits, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Signature, Type
@@ -192,7 +192,7 @@ class Elixir(Language):
     run = f'{{elixir}} --erl "{ERL_FLAGS}" -pa ebin main.exs'
     env: ClassVar[dict[str, str]] = {"ERL_CRASH_DUMP_BYTES": "0", "ERL_CRASH_DUMP_SECONDS": "0", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
     stub = '    raise "stub"\n  end\nend\n'
-    limits: ClassVar[RunLimits] = RunLimits(run_memory_bytes=2 * GiB)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(run_memory_bytes=2 * GiB)
 
     @classmethod
     def read_version(cls, tool_path: str) -> str:

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, GiB, Language, RunLimits, Toolchain, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, GiB, Language, PhaseLimits, Toolchain, Unrepresentable
 from assay.languages.harness import NotSplittable, calls_after
 from assay.languages.support import build_once, digest, run_host, support_slot, switched_off
 from assay.problems import CaseTests, Problem, test_program
@@ -241,7 +241,7 @@ class Go(Language):
     }
     stub = '    panic("stub")\n}\n'  # Go's completions close the function (the tests start with func TestX)
     # The go command, compile, vet and link each run several threads (RLIMIT_NPROC counts threads).
-    limits: ClassVar[RunLimits] = RunLimits(memory_bytes=8 * GiB, processes=512)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(memory_bytes=8 * GiB, processes=512)
 
     @classmethod
     @functools.cache

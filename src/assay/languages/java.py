@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, PhaseLimits, Toolchain, ToolchainMissing, Unrepresentable
 from assay.languages.float32 import FLOAT32_MAX, Float32Spelling, float32, float32_scalar, float32_values  # noqa: F401 - re-exported
 from assay.languages.harness import descriptor
 from assay.languages.splice import Block, ClassSplicer, assert_calls, tests_prefix  # noqa: F401 - Block: re-exported
@@ -288,7 +288,7 @@ class Java(ClassSplicer, BraceLanguage):
         ' -cp "classes:$ASSAY_JAVA_SUPPORT/javatuples:$ASSAY_JAVA_SUPPORT/harness" AssayTestMain'
     )
     stub = '    throw new UnsupportedOperationException("stub");\n'
-    limits: ClassVar[RunLimits] = RunLimits(memory_bytes=4 * GiB, run_memory_bytes=None)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(memory_bytes=4 * GiB, run_memory_bytes=None)
     env: ClassVar[dict[str, str]] = JVM_ENV
 
     @classmethod

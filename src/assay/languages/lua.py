@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, Language, PhaseLimits, Unrepresentable
 from assay.languages.harness import NotSplittable, calls_after, descriptor_json, numbered
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Type
@@ -178,7 +178,7 @@ class Lua(Language):
     build = "{luac5_4} -p main.lua"
     run = "{lua5_4} main.lua"
     stub = '    error("stub")\nend\n'
-    limits: ClassVar[RunLimits] = RunLimits(processes=64)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)
     library_probe = ("lua5.4", ("-e", "require('luaunit')"), "the luaunit module")  # every MultiPL-E test `require`s it
 
     def program(self, problem: Problem, code: str, marker: str) -> str:

@@ -32,7 +32,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, Language, PhaseLimits, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced, descriptor_json, numbered
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Type
@@ -187,7 +187,7 @@ class Perl(Language):
     build = "{perl} -c main.pl"
     run = "{perl} main.pl"
     stub = '    die "stub\\n";\n}\n'
-    limits: ClassVar[RunLimits] = RunLimits(processes=64)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)
     library_probe = ("perl", ("-MTest::Deep", "-e", "1"), "the Test::Deep module")  # every MultiPL-E test `use`s it
 
     def program(self, problem: Problem, code: str, marker: str) -> str:

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from assay import values
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, Language, PhaseLimits, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced, descriptor_json, numbered
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import FLOAT, INT, Type
@@ -161,7 +161,7 @@ class Php(Language):
     build = "{php} -l main.php"
     run = "{php} main.php"
     stub = '    throw new Exception("stub");\n}\n'
-    limits: ClassVar[RunLimits] = RunLimits(processes=64)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)
     config_dirs = ("/etc/php",)  # Debian's php.ini and the conf.d that loads its shared extensions
 
     def program(self, problem: Problem, code: str, marker: str) -> str:

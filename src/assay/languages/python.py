@@ -20,7 +20,7 @@ from assay.languages import plaindata
 from assay.languages.python_driver import _private_random_importer
 from assay.oracles import compare_output
 from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict
-from assay.sandbox.base import Limits, Sandbox, SandboxResult
+from assay.sandbox.base import Sandbox, SandboxLimits, SandboxResult
 from assay.values import Type
 
 _HERE = Path(__file__).parent
@@ -69,7 +69,7 @@ class DriverRun:
     problem: str = ""  # why no final report was accepted
 
 
-def run_driver(sandbox: Sandbox, job: dict[str, Any], limits: Limits) -> DriverRun:
+def run_driver(sandbox: Sandbox, job: dict[str, Any], limits: SandboxLimits) -> DriverRun:
     """Run the driver on one job in a fresh sandbox and keep only the events that carry the nonce."""
     nonce = secrets.token_hex(16).encode()
     job = {**job, "sys_path": site_paths()}
@@ -295,7 +295,7 @@ def _short(value: Any, limit: int = 200) -> str:
 GIVEN_CASE_LIMIT = 10.0  # CPU seconds per case whose expected output the benchmark gives (MultiPL-E's Python)
 
 
-def judge_given_cases(sandbox: Sandbox, problem: Problem, code: str, per_case: float, base: Limits) -> Verdict:
+def judge_given_cases(sandbox: Sandbox, problem: Problem, code: str, per_case: float, base: SandboxLimits) -> Verdict:
     """Cases with the benchmark's own expected outputs (MultiPL-E's Python asserts), compared with ==."""
     tests = problem.tests
     assert isinstance(tests, CaseTests) and tests.signature is not None
@@ -431,7 +431,7 @@ def judge_program(run: DriverRun, helpers: str, test: str, entry_point: str, see
 
 from assay.languages.base import ASSERT_EXIT as _ASSERT_EXIT  # noqa: E402
 from assay.languages.base import Language as _Language  # noqa: E402
-from assay.languages.base import RunLimits as _RunLimits  # noqa: E402
+from assay.languages.base import PhaseLimits as _RunLimits  # noqa: E402
 
 _ASSERT_HOOK = f"""
 import sys as _assay_sys, os as _assay_os
@@ -483,7 +483,7 @@ class Python(_Language):
         """MultiPL-E's Python: its asserts as cases, through the driver (outputs compared outside the sandbox)."""
         if isinstance(problem.tests, CaseTests):
             per_case = (limits or self.limits).run_cpu
-            return judge_given_cases(sandbox, problem, code, per_case, Limits(memory_bytes=4 * 1024**3, processes=64))
+            return judge_given_cases(sandbox, problem, code, per_case, SandboxLimits(memory_bytes=4 * 1024**3, processes=64))
         return super().judge(sandbox, problem, code, limits)
 
     def render_value(self, value: Any, t: Type) -> str:

@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Toolchain, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, Language, PhaseLimits, Toolchain, Unrepresentable
 from assay.languages.harness import NotSplittable, calls_after, descriptor_json, numbered
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program
@@ -293,7 +293,7 @@ class R(Language):
     build = "{Rscript} --vanilla --default-packages=NULL -e 'invisible(parse(file = \"main.r\"))'"
     run = "{Rscript} main.r"
     stub = '  stop("stub")\n}\n'
-    limits: ClassVar[RunLimits] = RunLimits(processes=64)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)
     config_dirs = ("/etc/R",)  # Debian's R_HOME/etc (Renviron, ldpaths) is a link to it
 
     @classmethod

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from assay import values
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, Language, PhaseLimits, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Signature, Type
@@ -167,7 +167,7 @@ class Racket(Language):
     build = "{raco} make main.rkt"
     run = "{racket} main.rkt"
     stub = '  (error "stub"))\n'
-    limits: ClassVar[RunLimits] = RunLimits(processes=64)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)
     env: ClassVar[dict[str, str]] = {"PLTUSERHOME": "/tmp/racket-user"}
     config_dirs = ("/etc/racket",)  # the installation's configuration
     library_probe = ("racket", ("-l", "racket/base", "-e", '(void (collection-file-path "main.rkt" "rackunit"))'), "rackunit")

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, Language, RunLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, Language, PhaseLimits, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced, descriptor_json, numbered
 from assay.problems import CaseTests, Problem, test_program
 from assay.values import Type
@@ -199,7 +199,7 @@ class Ruby(Language):
     build = "{ruby} -c main.rb"
     run = "{ruby} main.rb"
     stub = '  raise "assay canary stub"\nend\n'
-    limits: ClassVar[RunLimits] = RunLimits(processes=64)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """The tests as written, then a runner that maps failures to ASSERT_EXIT and prints the marker."""

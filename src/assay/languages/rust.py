@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, PhaseLimits, Toolchain, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program
@@ -303,7 +303,7 @@ class Rust(BraceLanguage):
     build = "{rustc} --edition 2021 -C codegen-units=2 -A warnings $ASSAY_RUST_EXTERN -o main main.rs"  # warnings would crowd the output cap
     run = "./main"
     stub = '    panic!("stub")\n'
-    limits: ClassVar[RunLimits] = RunLimits(memory_bytes=8 * GiB, processes=64)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(memory_bytes=8 * GiB, processes=64)
     own_main: ClassVar[re.Pattern[str] | None] = _ANY_MAIN  # a whole program keeps its `use`s and helpers
 
     @classmethod

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, RunLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, PhaseLimits, Toolchain, ToolchainMissing, Unrepresentable
 from assay.languages.float32 import Float32Spelling, float32_scalar, float32_values
 from assay.languages.harness import descriptor
 from assay.languages.java import JVM_ENV, infer_type
@@ -113,7 +113,7 @@ class Scala(ClassSplicer, BraceLanguage):
     # java.io opened to the class path: the case harness makes a FileDescriptor of fd 3, the result channel.
     run = '{java} -Xmx1g -XX:+UseSerialGC -XX:-UsePerfData --add-opens java.base/java.io=ALL-UNNAMED -cp "classes:$ASSAY_SCALA_CP" AssayTestMain'
     stub = '        throw new UnsupportedOperationException("stub")\n'
-    limits: ClassVar[RunLimits] = RunLimits(memory_bytes=4 * GiB, run_memory_bytes=None)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(memory_bytes=4 * GiB, run_memory_bytes=None)
     env: ClassVar[dict[str, str]] = JVM_ENV
 
     # whole programs from chat models: `object Main { def f(...) = ...; def main(...) }`

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.languages import swift_cases, swift_units
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, RunLimits, Toolchain, ToolchainMissing, build_failure, run_failure
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, PhaseLimits, Toolchain, ToolchainMissing, build_failure, run_failure
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict, test_program
@@ -84,7 +84,7 @@ class Swift(BraceLanguage):
     build = _COPY_CACHE + "{swiftc} -Onone -module-cache-path " + MODULE_CACHE + " -o main main.swift"
     run = "./main"
     stub = '    fatalError("stub")\n'
-    limits: ClassVar[RunLimits] = RunLimits(memory_bytes=8 * 1024**3)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(memory_bytes=8 * 1024**3)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """MultiPL-E's Swift tests: close the function, helpers, then top-level asserts."""
@@ -150,7 +150,7 @@ class Swift(BraceLanguage):
             return super().files(problem, code, marker)
         return self.unit_run(problem, code).files
 
-    def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: RunLimits | None = None) -> Verdict:
+    def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: PhaseLimits | None = None) -> Verdict:
         """Unit-test suites are judged from the tokens each passing test reports (assay.languages.swift_units);
         everything else as the base class judges it."""
         if isinstance(problem.tests, CaseTests) or test_program(problem).runner != "units":
@@ -238,7 +238,7 @@ def _record_module_cache(work: Path, swiftc: str, bwrap: str) -> None:
 UNIT_CHANNEL_BYTES = 64 * 1024
 
 
-def unit_verdict(result: SandboxResult, run: swift_units.UnitRun, limits: RunLimits) -> Verdict:
+def unit_verdict(result: SandboxResult, run: swift_units.UnitRun, limits: PhaseLimits) -> Verdict:
     """A unit-test run's verdict: the build's status, then test by test in order (the first that failed
     decides), then how the run ended (a crash, a timeout, an exit before the last test or without status 0)."""
     failure = build_failure(result, limits)

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import GiB, Language, RunLimits, Toolchain
+from assay.languages.base import GiB, Language, PhaseLimits, Toolchain
 from assay.languages.harness import descriptor_json, numbered
 from assay.languages.javascript import CASE_HARNESS, JavaScript, case_harness, guarded_tests, js_literal, js_numbers
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
@@ -181,7 +181,7 @@ class TypeScript(Language):
     build = "{node} $ASSAY_TSC main.ts"
     run = "{node} main.js"
     stub = '  throw new Error("stub");\n}\n'
-    limits: ClassVar[RunLimits] = RunLimits(memory_bytes=4 * GiB)
+    limits: ClassVar[PhaseLimits] = PhaseLimits(memory_bytes=4 * GiB)
 
     @classmethod
     @functools.cache

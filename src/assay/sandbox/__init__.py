@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assay.sandbox.base import Limits, Sandbox, SandboxResult
+from assay.sandbox.base import Sandbox, SandboxLimits, SandboxResult
 from assay.sandbox.bubblewrap import Availability, BubblewrapSandbox
 from assay.sandbox.process import ProcessSandbox
 from assay.sandbox.zygote import ZygoteSandbox
@@ -12,9 +12,9 @@ from assay.sandbox.zygote import ZygoteSandbox
 __all__ = [
     "Availability",
     "BubblewrapSandbox",
-    "Limits",
     "ProcessSandbox",
     "Sandbox",
+    "SandboxLimits",
     "SandboxResult",
     "SandboxUnavailable",
     "ZygoteSandbox",

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from assay.sandbox.base import Limits
+from assay.sandbox.base import SandboxLimits
 
 # Runs started by root switch to a uid of their own, so RLIMIT_NPROC (ignored for root) counts
 # per run and the run owns nothing on the host. Slots are exclusive across processes (flock).
@@ -253,7 +253,7 @@ def _clamp(which: int, value: int) -> int:
     return value if hard == resource.RLIM_INFINITY else min(value, hard)  # only root may raise a hard limit
 
 
-def prlimit_args(limits: Limits, nproc: int) -> list[str]:
+def prlimit_args(limits: SandboxLimits, nproc: int) -> list[str]:
     """prlimit options for a run; the soft CPU limit sends SIGXCPU, the hard one a second later SIGKILL."""
     cpu = _clamp(resource.RLIMIT_CPU, max(1, math.ceil(limits.cpu_seconds)))
     cpu_hard = _clamp(resource.RLIMIT_CPU, cpu + 1)
@@ -444,7 +444,7 @@ class Confinement:
 
     @contextmanager
     def lease(
-        self, limits: Limits, overhead: int, workdir: str | None = None, sweep: bool = True
+        self, limits: SandboxLimits, overhead: int, workdir: str | None = None, sweep: bool = True
     ) -> Iterator[Lease]:
         """Lease an identity for one run; `overhead` processes of ours count against its process cap.
 

@@ -8,8 +8,9 @@ from typing import Protocol
 
 
 @dataclass(frozen=True)
-class Limits:
-    """Resource limits for one sandboxed run."""
+class SandboxLimits:
+    """Resource limits of one sandboxed run, as the sandbox enforces them (rlimits, wall clock, output,
+    disk). Derived per run from a language's PhaseLimits and the run's JudgeSettings."""
 
     cpu_seconds: float = 10.0  # CPU time of the main process (RLIMIT_CPU); load does not shorten it
     wall_seconds: float = 60.0  # hard wall-clock limit for the whole run
@@ -90,7 +91,7 @@ class Sandbox(Protocol):
         self,
         argv: list[str],
         files: dict[str, bytes],
-        limits: Limits,
+        limits: SandboxLimits,
         stdin: bytes = b"",
         env: dict[str, str] | None = None,
         collect: tuple[str, ...] = (),
@@ -102,7 +103,7 @@ class Sandbox(Protocol):
         self,
         phases: Sequence[Phase],
         files: dict[str, bytes],
-        limits: Limits,
+        limits: SandboxLimits,
         stdin: bytes = b"",
         env: dict[str, str] | None = None,
     ) -> SandboxResult:

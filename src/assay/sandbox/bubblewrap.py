@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.sandbox._limits import Confinement, SandboxSetupError, find_tool, init_argv
-from assay.sandbox.base import Limits, Phase, SandboxResult
+from assay.sandbox.base import Phase, SandboxLimits, SandboxResult
 from assay.sandbox.process import (
     _channel_cap,
     check_files,
@@ -110,7 +110,7 @@ class BubblewrapSandbox:
         self,
         argv: list[str],
         files: dict[str, bytes],
-        limits: Limits,
+        limits: SandboxLimits,
         stdin: bytes = b"",
         env: dict[str, str] | None = None,
         collect: tuple[str, ...] = (),
@@ -172,7 +172,7 @@ class BubblewrapSandbox:
         self,
         phases: Sequence[Phase],
         files: dict[str, bytes],
-        limits: Limits,
+        limits: SandboxLimits,
         stdin: bytes = b"",
         env: dict[str, str] | None = None,
     ) -> SandboxResult:
@@ -218,7 +218,7 @@ def _probe() -> Availability:
     except (RuntimeError, ValueError, OSError) as exc:
         return Availability(False, str(exc))
     true = find_tool("true") or "/bin/true"
-    result = sandbox.run([true], {"probe": b""}, Limits(cpu_seconds=5, wall_seconds=20))
+    result = sandbox.run([true], {"probe": b""}, SandboxLimits(cpu_seconds=5, wall_seconds=20))
     if result.error or result.exit_code != 0:
         why = result.error or result.stderr.decode(errors="replace").strip() or f"exit status {result.exit_code}"
         return Availability(False, f"bubblewrap does not work here: {why}")

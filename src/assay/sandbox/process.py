@@ -27,7 +27,7 @@ from assay.sandbox._limits import (
     kill_uid,
     parse_report,
 )
-from assay.sandbox.base import Limits, Phase, PhaseResult, SandboxResult
+from assay.sandbox.base import Phase, PhaseResult, SandboxLimits, SandboxResult
 
 CHANNEL_BYTES = 16 * 1024**2  # default cap on what the program writes to fd 3
 FLOOD_BYTES = 16 * 1024**2  # a stream that overflows its cap by this much gets the run killed
@@ -37,7 +37,7 @@ MAX_FILES = 512
 _READ = 1 << 16
 
 
-def _channel_cap(fixed: int | None, limits: Limits) -> int:
+def _channel_cap(fixed: int | None, limits: SandboxLimits) -> int:
     """The run's channel cap: the limit's, or the sandbox's own when one was set and is smaller."""
     return limits.channel_bytes if fixed is None else min(fixed, limits.channel_bytes)
 
@@ -118,7 +118,7 @@ class Outcome:
 def run_command(
     make_argv: Callable[[int, int], list[str]],
     lease: Lease,
-    limits: Limits,
+    limits: SandboxLimits,
     *,
     cwd: str,
     env: Mapping[str, str],
@@ -268,7 +268,7 @@ def _pump(
     return timed_out, flooded
 
 
-def finish(outcome: Outcome, limits: Limits, phases: Sequence[Phase] = ()) -> SandboxResult:
+def finish(outcome: Outcome, limits: SandboxLimits, phases: Sequence[Phase] = ()) -> SandboxResult:
     """Turn the runner's outcome and the init's report into a SandboxResult."""
     status, files = parse_report(bytes(outcome.report.data))
     phase_results = parse_phases(bytes(outcome.report.data), phases) if phases else []
@@ -305,7 +305,7 @@ def finish(outcome: Outcome, limits: Limits, phases: Sequence[Phase] = ()) -> Sa
     )
 
 
-def phased_limits(phases: Sequence[Phase], limits: Limits) -> Limits:
+def phased_limits(phases: Sequence[Phase], limits: SandboxLimits) -> SandboxLimits:
     """The whole run's limits: room for every phase's CPU and wall time (each phase has its own too)."""
     cpu = max([limits.cpu_seconds, *(p.cpu_seconds for p in phases)])
     wall = max(limits.wall_seconds, sum(p.wall_seconds for p in phases) + 5 * len(phases))
@@ -357,7 +357,7 @@ def failed(error: str) -> SandboxResult:
     return SandboxResult(None, None, b"", b"", b"", 0.0, 0.0, error=error)
 
 
-def report_cap(collect: Sequence[str], limits: Limits) -> int:
+def report_cap(collect: Sequence[str], limits: SandboxLimits) -> int:
     """Room for the init's report: the status line and every collected file at its largest."""
     return 4096 + len(collect) * (limits.file_size_bytes + 4096)
 
@@ -385,7 +385,7 @@ class ProcessSandbox:
         self,
         argv: list[str],
         files: dict[str, bytes],
-        limits: Limits,
+        limits: SandboxLimits,
         stdin: bytes = b"",
         env: dict[str, str] | None = None,
         collect: tuple[str, ...] = (),
@@ -435,7 +435,7 @@ class ProcessSandbox:
         self,
         phases: Sequence[Phase],
         files: dict[str, bytes],
-        limits: Limits,
+        limits: SandboxLimits,
         stdin: bytes = b"",
         env: dict[str, str] | None = None,
     ) -> SandboxResult:

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.sandbox.base import Limits, Phase, PhaseResult, SandboxResult
+from assay.sandbox.base import Phase, PhaseResult, SandboxLimits, SandboxResult
 from assay.sandbox.bubblewrap import BubblewrapSandbox, _memfd
 from assay.sandbox.process import FLOOD_BYTES, Capture, _channel_cap, _raw_status, check_files, default_env, parse_phases, phased_limits, relative_path
 
@@ -52,7 +52,7 @@ class _Zygote:
     def __init__(self, base: BubblewrapSandbox, spawn: bool = True) -> None:
         self.spawn = spawn
         self._stack = contextlib.ExitStack()
-        zlimits = Limits(
+        zlimits = SandboxLimits(
             cpu_seconds=10**7, wall_seconds=10**7, memory_bytes=1 << 44, processes=4096,
             file_size_bytes=1 << 40, open_files=4096,
         )
@@ -91,7 +91,7 @@ class _Zygote:
         self._stack.close()  # releases the uid slot (and sweeps anything left under it)
 
     def run(
-        self, argv: list[str], files: dict[str, bytes], limits: Limits, stdin: bytes, env: dict[str, str], phases: Sequence[Phase] = ()
+        self, argv: list[str], files: dict[str, bytes], limits: SandboxLimits, stdin: bytes, env: dict[str, str], phases: Sequence[Phase] = ()
     ) -> SandboxResult:
         """Send one job (one program, or phases run by the run's init) and collect its outcome."""
         blob = b"".join(
@@ -298,7 +298,7 @@ class ZygoteSandbox:
         self,
         argv: list[str],
         files: dict[str, bytes],
-        limits: Limits,
+        limits: SandboxLimits,
         stdin: bytes = b"",
         env: dict[str, str] | None = None,
         collect: tuple[str, ...] = (),
@@ -309,7 +309,7 @@ class ZygoteSandbox:
         return self._run(argv, files, limits, stdin, env)
 
     def _run(
-        self, argv: list[str], files: dict[str, bytes], limits: Limits, stdin: bytes, env: dict[str, str] | None, phases: Sequence[Phase] = ()
+        self, argv: list[str], files: dict[str, bytes], limits: SandboxLimits, stdin: bytes, env: dict[str, str] | None, phases: Sequence[Phase] = ()
     ) -> SandboxResult:
         check_files(files, ())
         for name in files:
@@ -339,7 +339,7 @@ class ZygoteSandbox:
         self,
         phases: Sequence[Phase],
         files: dict[str, bytes],
-        limits: Limits,
+        limits: SandboxLimits,
         stdin: bytes = b"",
         env: dict[str, str] | None = None,
     ) -> SandboxResult:
@@ -373,7 +373,7 @@ class ZygoteSandbox:
 def _probe() -> bool:
     sandbox = ZygoteSandbox()
     try:
-        result = sandbox.run(["/bin/true"], {}, Limits(cpu_seconds=5, wall_seconds=20))
+        result = sandbox.run(["/bin/true"], {}, SandboxLimits(cpu_seconds=5, wall_seconds=20))
     except (OSError, RuntimeError):
         return False
     finally:
