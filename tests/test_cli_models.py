@@ -65,12 +65,14 @@ def test_missing_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     msg = _one_line_error(runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/gpt-4o-mini"]))
-    assert "OPENAI_API_KEY" in msg
+    assert "OPENAI_API_KEY" in msg and "--api-key-env" in msg and "--base-url" in msg
 
 
 def test_bad_template_and_unknown_task(tmp_path: Path) -> None:
     msg = _one_line_error(runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1", "--template", str(tmp_path / "none.yaml")]))
-    assert "cannot read prompt template" in msg
+    assert "--template" in msg and "cannot read prompt template" in msg
+    msg = _one_line_error(runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1", "--prompt-style", "chat"]))
+    assert "--prompt-style must be one of completion, instruct, got 'chat'" in msg
     msg = _one_line_error(runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1", "--task-ids", "HumanEval/999"]))
     assert "HumanEval/999" in msg
 

@@ -49,7 +49,8 @@ class PromptTemplate:
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
-            raise TemplateError(f"prompt style must be one of {', '.join(STYLES)}, got {self.style!r}")
+            raise TemplateError(f"a prompt template's style (--prompt-style, or `style:` in a --template file) must be one of "
+                                f"{', '.join(STYLES)}, got {self.style!r}")
 
     def render(self, problem: Problem) -> Prompt:
         """The prompt for one problem."""
@@ -96,7 +97,7 @@ def default_template(style: str) -> PromptTemplate:
         return COMPLETION
     if style == "instruct":
         return INSTRUCT
-    raise TemplateError(f"prompt style must be one of {', '.join(STYLES)}, got {style!r}")
+    raise TemplateError(f"--prompt-style must be one of {', '.join(STYLES)}, got {style!r}")
 
 
 def load_template(path: Path, style: str | None = None) -> PromptTemplate:
@@ -104,7 +105,7 @@ def load_template(path: Path, style: str | None = None) -> PromptTemplate:
     try:
         text = path.read_text()
     except OSError as exc:
-        raise TemplateError(f"cannot read prompt template {path}: {exc.strerror}") from None
+        raise TemplateError(f"--template {path}: cannot read prompt template ({exc.strerror})") from None
     if path.suffix in (".yaml", ".yml", ".json"):
         try:
             data = yaml.safe_load(text)

@@ -32,7 +32,7 @@ class AnthropicModel:
         self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
         key = os.environ.get(api_key_env)
         if not key:
-            raise ModelConfigError(f"set {api_key_env} to your Anthropic API key")
+            raise ModelConfigError(f"set {api_key_env} to your Anthropic API key (or name another variable with --api-key-env)")
         self.api_key_env = api_key_env
         import httpx
 

@@ -34,7 +34,8 @@ class OpenAIModel:
         key = os.environ.get(api_key_env)
         if not key:
             if self.base_url is None:
-                raise ModelConfigError(f"set {api_key_env} to your OpenAI API key, or pass --base-url for a local server")
+                raise ModelConfigError(f"set {api_key_env} to your OpenAI API key (or name another variable with --api-key-env), "
+                                       "or pass --base-url for a local server")
             key = "EMPTY"  # vLLM, Ollama and llama.cpp accept any key; the SDK insists on one
         self.api_key_env = api_key_env
         self.timeout = timeout
