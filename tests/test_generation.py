@@ -197,3 +197,49 @@ def test_a_reply_without_code_is_still_a_sample(humaneval, tmp_path: Path) -> No
         (extra,) = _rows(store).values()
         assert extra["extraction"].startswith("empty") and extra["raw_completion"] == "I cannot help with that."
         store.close()
+
+
+class _Archive:
+    """Recorded samples from somewhere other than a replay file: the generator reads any such source by
+    what it is (RecordedSamples), not by a backend's name."""
+
+    name = "archive"
+    model = "archive-2025"
+    batched = False
+    max_n_per_request = 1
+
+    def __init__(self) -> None:
+        from assay.samples import RawSample
+
+        self.rows = {"HumanEval/0": [RawSample("HumanEval/0", 0, "    return True\n", None, 1),
+                                     RawSample("HumanEval/0", 1, "    return False\n", None, 2)]}
+
+    def count(self, task_id: str) -> int:
+        return len(self.rows.get(task_id, []))
+
+    def sample(self, task_id: str, index: int):  # type: ignore[no-untyped-def]
+        return self.rows[task_id][index]
+
+    def completion(self, task_id: str, index: int):  # type: ignore[no-untyped-def]
+        from assay.models.base import Completion
+
+        return Completion(self.sample(task_id, index).completion or "", "replay", Usage())
+
+    async def generate(self, prompt, n, config):  # type: ignore[no-untyped-def]
+        raise AssertionError("a recorded source is never prompted")
+
+    def describe(self) -> dict[str, str]:
+        return {"backend": self.name, "model": self.model}
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_a_recorded_source_is_read_by_task_and_index_whatever_its_name(humaneval, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    store = RunStore(tmp_path / "run")
+    stats = _generator(humaneval, _Archive(), store, config=GenerateConfig(n=5)).run(["HumanEval/0"])
+    assert (stats.generated, stats.failed, stats.wanted) == (2, 0, 2)  # its own count, not --n
+    rows = {(t, i): (c, e) for t, i, _h, c, _s, e in store.samples()}
+    assert rows[("HumanEval/0", 1)][0] == "    return False\n" and rows[("HumanEval/0", 1)][1]["extraction"] == "replay"
+    assert rows[("HumanEval/0", 0)][1]["generation"]["settings"] == {"replayed_from": "archive-2025"}
+    store.close()

@@ -21,7 +21,7 @@ from aiolimiter import AsyncLimiter
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from assay import extract
-from assay.models.base import Completion, GenerateConfig, ModelAPI, ModelError, Prompt, Response, Usage
+from assay.models.base import Completion, GenerateConfig, ModelAPI, ModelError, Prompt, RecordedSamples, Response, Usage
 from assay.problems import Benchmark, Problem
 from assay.prompts import PromptTemplate
 from assay.provenance import now_iso
@@ -167,6 +167,8 @@ class Generator:
     ) -> None:
         self.benchmark = benchmark
         self.model = model
+        # A replay serves recorded samples by task and index: a different source, not a model to prompt.
+        self.recorded = model if isinstance(model, RecordedSamples) else None
         self.template = template
         self.config = config
         self.store = store
@@ -196,9 +198,7 @@ class Generator:
         return wanted
 
     def _n_for(self, task_id: str) -> int:
-        if self.model.name == "replay":
-            return self.model.count(task_id)  # type: ignore[attr-defined, no-any-return]
-        return self.config.n
+        return self.recorded.count(task_id) if self.recorded is not None else self.config.n
 
     # ------------------------------------------------------------ recording
 
@@ -206,11 +206,11 @@ class Generator:
         cost = price_of(self.prices, self.model.name, self.model.model, completion.usage)
         settings: dict[str, Any] = self.config.effective().to_json()
         settings["request_n"] = request_n
-        if self.model.name == "replay":
+        if self.recorded is not None:
             settings = {"replayed_from": self.model.model}
         stops = stops_for(problem, self.template, self.config)
-        if self.model.name == "replay":
-            replayed = self.model.sample(problem.id, idx)  # type: ignore[attr-defined]
+        if self.recorded is not None:
+            replayed = self.recorded.sample(problem.id, idx)
             code, solution, how = replayed.completion, replayed.solution, "replay"
         else:
             code, solution, how = code_of(problem, completion.text, self.template.style, stops)
@@ -363,10 +363,10 @@ class Generator:
         """Generate every missing sample; raises GenerationAborted if the server refuses outright."""
         wanted = self.missing(task_ids)
         self.on_event("plan", {"wanted": self.stats.wanted, "already": self.stats.already})
-        if self.model.name == "replay":
+        if self.recorded is not None:
             for pid, indexes in wanted.items():
                 for idx in indexes:
-                    self._record(self.benchmark.problems[pid], idx, self.model.completion(pid, idx), 0, 0.0, 1, None)  # type: ignore[attr-defined]
+                    self._record(self.benchmark.problems[pid], idx, self.recorded.completion(pid, idx), 0, 0.0, 1, None)
         elif self.model.batched:
             self._run_batched(wanted)
         else:

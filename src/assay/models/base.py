@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from assay.samples import RawSample
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,24 @@ class ModelAPI(Protocol):
 
     async def aclose(self) -> None:
         """Release connections."""
+        ...
+
+
+@runtime_checkable
+class RecordedSamples(Protocol):
+    """A source of samples made before (replay of a samples file): the generator asks it for each
+    task's count and for each sample by index, instead of prompting a model."""
+
+    def count(self, task_id: str) -> int:
+        """How many samples it has for a task."""
+        ...
+
+    def sample(self, task_id: str, index: int) -> RawSample:
+        """One recorded sample: its completion or solution as it was given."""
+        ...
+
+    def completion(self, task_id: str, index: int) -> Completion:
+        """The recorded sample as a completion (its raw text)."""
         ...
 
 
