@@ -13,13 +13,26 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assay import __version__, values
-from assay.judging.cases import CasePlan, judge_cases, plan_for
+from assay.jobs import (
+    JudgeJob,
+    LanguageCases,
+    LanguageProgram,
+    LocalScheduler,
+    Plan,
+    PythonCases,
+    PythonGivenCases,
+    PythonProgram,
+    Scheduler,
+    Skip,
+    run_job,
+)
+from assay.judging.cases import CasePlan, plan_for
 from assay.languages import UnknownLanguage, get_language, plaindata, toolchain_version
 from assay.languages import python as py
 from assay.languages.base import Language, PhaseLimits, Unrepresentable, judging_digest
@@ -106,6 +119,7 @@ class Executor:
         self.cache_dir = cache_dir
         self._expected: dict[str, Expected] = {}
         self._plans: dict[str, tuple[Problem, CasePlan]] = {}
+        self._case_plans: dict[str, PythonCases] = {}
         self._plan_lock = threading.Lock()
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._reference_cpu: dict[str, float] = {}
@@ -252,29 +266,35 @@ class Executor:
     # ------------------------------------------------------------ judging one program
 
     def judge(self, problem: Problem, code: str) -> Verdict:
-        """Run one program against a problem's tests and return its verdict."""
+        """Run one program against a problem's tests and return its verdict (here, in this thread)."""
+        return run_job(self.job(problem, code), self.sandbox)
+
+    def job(self, problem: Problem, code: str, program_hash: str | None = None) -> JudgeJob:
+        """The program as a job: the problem as judged and the trusted side's plan, made here (expected
+        outputs and reference timings included), so that any worker can run it."""
+        judged, plan = self.plan(problem)
+        return JudgeJob(program_hash if program_hash is not None else self.program_hash(problem, code), judged, code, plan)
+
+    def plan(self, problem: Problem) -> tuple[Problem, Plan]:
+        """How a problem's programs are judged: which path, the expected outputs, and the limits."""
         s = self.settings
         if isinstance(problem.tests, ProgramTests) and problem.tests.runner != "check":
-            return self.judge_in_language(problem, code)
+            return self.language_program_plan(problem)
         if isinstance(problem.tests, ProgramTests):
             timeout = self.program_timeout(problem)
-            job = py.program_job(code, problem.tests.code, problem.entry_point, problem.prompt, timeout)
             cpu = timeout + 1  # the driver's own timer fires first; this catches code stuck in C
-            limits = self._limits(cpu, 4 * cpu + 5)
-            run = py.run_driver(self.sandbox, job, limits)
-            return py.judge_program(run, problem.prompt + problem.reference, problem.tests.code, problem.entry_point)
-        tests = problem.tests
+            return problem, PythonProgram(timeout, self._limits(cpu, 4 * cpu + 5))
         if problem.language != "python":
-            return self.judge_language_cases(problem, code)
+            return self.language_cases_plan(problem)
         if not self.needs_reference(problem):  # the benchmark's own expected outputs (MultiPL-E's Python)
-            return self.judge_given_cases(problem, code)
-        judging, case_limits = self.case_judging(problem)
-        big = None if tests.oracle else py.BIG_OUTPUT
-        job = py.cases_job(code, problem.entry_point, judging.args, case_limits, run_all=False, not_none=tests.oracle == NOT_NONE, big_output=big)
-        cpu = min(s.case_total_limit, sum(case_limits)) + 10  # + loading the sample
-        limits = self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES)
-        run = py.run_driver(self.sandbox, job, limits)
-        return py.judge_cases(run, judging)
+            timeout = self.settings.timeout if self.settings.timeout is not None else py.GIVEN_CASE_LIMIT
+            return problem, PythonGivenCases(timeout, self._limits(1.0, 1.0))
+        made = self._case_plans.get(problem.id)  # a problem's expected outputs and limits are fixed once labelled
+        if made is None:
+            judging, case_limits = self.case_judging(problem)
+            cpu = min(s.case_total_limit, sum(case_limits)) + 10  # + loading the sample
+            made = self._case_plans[problem.id] = PythonCases(judging, tuple(case_limits), self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES))
+        return problem, made
 
     @staticmethod
     def needs_reference(problem: Problem) -> bool:
@@ -282,17 +302,12 @@ class Executor:
         tests = problem.tests
         return isinstance(tests, CaseTests) and any(c.expected is NO_EXPECTED for c in tests.cases)
 
-    def judge_given_cases(self, problem: Problem, code: str) -> Verdict:
-        """Python cases whose expected outputs the benchmark gives (MultiPL-E's asserts), compared with ==."""
-        timeout = self.settings.timeout if self.settings.timeout is not None else py.GIVEN_CASE_LIMIT
-        return py.judge_given_cases(self.sandbox, problem, code, timeout, self._limits(1.0, 1.0))
-
-    def judge_language_cases(self, problem: Problem, code: str) -> Verdict:
+    def language_cases_plan(self, problem: Problem) -> tuple[Problem, Plan]:
         """Cases in another language: its harness reports the outputs, the trusted side compares them."""
         try:
             language = get_language(problem.language)
         except UnknownLanguage as exc:
-            return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
+            return problem, Skip(f"skipped: {exc}")
         kept, plan = self.language_plan(language, problem)
         limits = language.limits
         if self.needs_reference(problem):  # EvalPlus's cap for all of a sample's cases, on top of the language's own budget
@@ -300,7 +315,7 @@ class Executor:
                                          run_wall=max(limits.run_wall, 2 * self.settings.case_total_limit + 10))
         if self.settings.timeout is not None:
             limits = dataclasses.replace(limits, run_cpu=self.settings.timeout, run_wall=max(limits.run_wall, 3 * self.settings.timeout + 5))
-        return judge_cases(language, self.sandbox, kept, code, plan, self._wall(limits))
+        return kept, LanguageCases(plan, self._wall(limits))
 
     def language_plan(self, language: Language, problem: Problem) -> tuple[Problem, CasePlan]:
         """The problem as judged (cases whose labels the language can hold) and its plan, made once per problem."""
@@ -386,19 +401,19 @@ class Executor:
         return {i for n, i in enumerate(order) if i not in exp.invalid
                 and (n in bad or not (_same_label(exp.values[i], twin_exp.values[n]) or repr(exp.values[i]) == repr(twin_exp.values[n])))}
 
-    def judge_in_language(self, problem: Problem, code: str) -> Verdict:
+    def language_program_plan(self, problem: Problem) -> tuple[Problem, Plan]:
         """A program built and run by its language's plugin (MultiPL-E, hand-written suites)."""
         try:
             language = get_language(problem.language)
         except UnknownLanguage as exc:
-            return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
+            return problem, Skip(f"skipped: {exc}")
         limits = language.limits
         timeout = self.settings.timeout
         if timeout is None and problem.id in self._reference_cpu:
             timeout = max(limits.run_cpu, self.settings.gt_time_limit_factor * self._reference_cpu[problem.id])
         if timeout is not None:
             limits = dataclasses.replace(limits, run_cpu=timeout, run_wall=max(limits.run_wall, 3 * timeout + 5))
-        return language.judge(self.sandbox, problem, code, self._wall(limits))
+        return problem, LanguageProgram(self._wall(limits))
 
     def _wall(self, limits: PhaseLimits) -> PhaseLimits:
         """A language's run limits with the wall-clock budget, if one is set (the build keeps its own)."""
@@ -456,34 +471,36 @@ class Executor:
 
     def run(
         self,
-        samples: list[Sample],
+        samples: Iterable[Sample],
         store: RunStore,
         cache: VerdictCache | None = None,
         on_reference: Callable[[], None] | None = None,
         on_verdict: Callable[[int, bool | None], None] | None = None,
+        problems: dict[str, Problem] | None = None,
     ) -> dict[str, Verdict]:
-        """Judge every sample not judged yet; returns reference-check verdicts of defective problems."""
-        problems = {s.task_id: self.benchmark.problems[s.task_id] for s in samples}
-        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="assay") as pool:
+        """Check the problems' references, then judge every sample not judged yet, as the samples come (a
+        list, or a model's stream: then give `problems`, those whose references to check first). Ctrl-C
+        stops at once and keeps what was stored. Returns the reference-check verdicts of defective problems."""
+        if problems is None:
+            samples = list(samples)
+            problems = {s.task_id: self.benchmark.problems[s.task_id] for s in samples}
+        with LocalScheduler(self.sandbox, self.workers) as scheduler:
             try:
-                defects = self.check_references(pool, problems, store, on_reference)
-                self.judge_stream(pool, samples, store, cache, on_verdict)
+                defects = self.check_references(scheduler, problems, store, on_reference)
+                self.judge_stream(scheduler, samples, store, cache, on_verdict)
             except KeyboardInterrupt:
-                self.stop(pool)
+                self.stop(scheduler)
                 raise
         return defects
 
-    def stop(self, pool: ThreadPoolExecutor) -> None:
+    def stop(self, scheduler: Scheduler) -> None:
         """Stop now (Ctrl-C): queued programs are dropped, running ones are killed with the sandbox, and
         none of their verdicts is stored; what was stored before stays, so the same command resumes."""
         self.stopping.set()
-        pool.shutdown(wait=False, cancel_futures=True)
-        close = getattr(self.sandbox, "close", None)
-        if close is not None:
-            close()
+        scheduler.stop()
 
     def check_references(
-        self, pool: ThreadPoolExecutor, problems: dict[str, Problem], store: RunStore, on_reference: Callable[[], None] | None = None
+        self, scheduler: Scheduler, problems: dict[str, Problem], store: RunStore, on_reference: Callable[[], None] | None = None
     ) -> dict[str, Verdict]:
         """Rule 3: run each problem's reference first (also computes expected outputs); returns the defective ones."""
         self.notes = {}  # problem -> what was left out of its tests, and why
@@ -496,7 +513,7 @@ class Executor:
         for pid, problem in problems.items():
             if not problem.reference:
                 if isinstance(problem.tests, CaseTests) and problem.tests.reference is not None:
-                    labels[pid] = pool.submit(self.expected, problem)  # labelled by a Python reference (humaneval-plus/<lang>)
+                    labels[pid] = scheduler.call(self.expected, problem)  # labelled by a Python reference (humaneval-plus/<lang>)
                 continue  # MultiPL-E has no reference solutions outside Python: see the canary
             stored = store.reference_verdict(ref_keys[pid])
             if stored is None and ref_cache is not None:
@@ -506,7 +523,7 @@ class Executor:
                     if on_reference:
                         on_reference()
             if stored is None:
-                pending[pid] = pool.submit(self.check_reference, problem)
+                pending[pid] = scheduler.call(self.check_reference, problem)
                 continue
             self.note_reference(problem, stored)
             self._note_skipped(pid, stored)
@@ -545,7 +562,7 @@ class Executor:
 
     def judge_stream(
         self,
-        pool: ThreadPoolExecutor,
+        scheduler: Scheduler,
         samples: Iterable[Sample],
         store: RunStore,
         cache: VerdictCache | None = None,
@@ -585,7 +602,7 @@ class Executor:
                 done.add(h)
                 report(1, cached.passed)
                 continue
-            future = pool.submit(self.judge, problem, code)
+            future = scheduler.submit(self.job(problem, code, h))
             inflight[h] = future
             future.add_done_callback(functools.partial(_finish_later, finish, h))
         for future in inflight.values():

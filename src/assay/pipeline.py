@@ -9,7 +9,6 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,35 +160,33 @@ def run_model(
         wanted_ids = task_ids or list(benchmark.problems)
         problems: dict[str, Problem] = {pid: benchmark.problems[pid] for pid in wanted_ids}
         cache = VerdictCache(cache_dir / "verdicts.sqlite") if (use_cache and cache_dir) else None
-        with ThreadPoolExecutor(max_workers=executor.workers, thread_name_prefix="assay") as pool:
-            n_refs = len(problems)
-            done_refs = [0]
+        n_refs = len(problems)
+        done_refs = [0]
 
-            def on_reference() -> None:
-                done_refs[0] += 1
-                report("references", done_refs[0], n_refs)
+        def on_reference() -> None:
+            done_refs[0] += 1
+            report("references", done_refs[0], n_refs)
 
-            defects = executor.check_references(pool, problems, store, on_reference)
+        tally = PassTally()
 
-            tally = PassTally()
+        def on_verdict(count: int, passed: bool | None = None) -> None:
+            with lock:
+                counts["judged"] += count
+                judged = counts["judged"]
+            tally.add(count, passed)
+            report("judged", judged, len(existing) + generator.stats.wanted - generator.stats.already - generator.stats.failed,
+                   note=tally.note())
 
-            def on_verdict(count: int, passed: bool | None = None) -> None:
-                with lock:
-                    counts["judged"] += count
-                    judged = counts["judged"]
-                tally.add(count, passed)
-                report("judged", judged, len(existing) + generator.stats.wanted - generator.stats.already - generator.stats.failed,
-                       note=tally.note())
+        def stream() -> Iterator[Any]:
+            yield from existing
+            while True:
+                item = samples_q.get()
+                if item is _DONE:
+                    return
+                yield item
 
-            def stream() -> Iterator[Any]:
-                yield from existing
-                while True:
-                    item = samples_q.get()
-                    if item is _DONE:
-                        return
-                    yield item
-
-            executor.judge_stream(pool, stream(), store, cache, on_verdict)
+        # The same judging as `assay evaluate`'s: references first, then each sample as it arrives.
+        defects = executor.run(stream(), store, cache, on_reference, on_verdict, problems=problems)
         if cache is not None:
             cache.close()
     thread.join()

@@ -1,0 +1,131 @@
+"""The scheduler seam: a judge job is self-contained, picklable data, and a worker in another process
+with its own sandbox turns it into the same verdict as the driver's executor (what a cluster
+scheduler will rely on). Every judging path is tried, with a right and a wrong program each."""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+from pathlib import Path
+
+import pytest
+
+from assay.benchmarks import load_benchmark
+from assay.benchmarks._fetch import DataUnavailable
+from assay.execution import Executor
+from assay.jobs import JudgeJob, LanguageCases, LanguageProgram, LocalScheduler, PythonCases, PythonGivenCases, PythonProgram, Skip, run_job
+from assay.languages import get_language, toolchain_binds
+from assay.languages.base import ToolchainMissing
+from assay.problems import Benchmark, Case, CaseTests, Problem, Status, Verdict
+from assay.sandbox import get_sandbox
+from assay.store import RunStore
+from tests.conftest import shared_data
+
+HE0_RIGHT = "    for i, a in enumerate(numbers):\n        for b in numbers[i + 1:]:\n            if abs(a - b) < threshold:\n                return True\n    return False\n"
+HE0_WRONG = "    return False\n"
+
+
+def _worker(blob: bytes, binds: list[str]) -> tuple[str, str]:
+    """In a fresh process: unpickle the job and judge it with a sandbox of this process's own."""
+    job = pickle.loads(blob)
+    sandbox = get_sandbox(ro_binds=binds)
+    try:
+        verdict = run_job(job, sandbox)
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    return verdict.status.value, verdict.message
+
+
+def _load(name: str, **kw: object) -> Benchmark:
+    try:
+        return load_benchmark(name, **kw)  # type: ignore[arg-type]
+    except DataUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+def _cases() -> list[tuple[str, Benchmark, str, str, str, type]]:
+    """(label, benchmark, task, right, wrong, plan kind) for each judging path."""
+    data = shared_data()
+    out: list[tuple[str, Benchmark, str, str, str, type]] = []
+    humaneval = _load("humaneval")
+    out.append(("humaneval check()", humaneval, "HumanEval/0", HE0_RIGHT, HE0_WRONG, PythonProgram))
+    plus = _load("humaneval-plus", data_dir=data)
+    out.append(("humaneval+ cases", plus, "HumanEval/0", HE0_RIGHT, HE0_WRONG, PythonCases))
+    py_multiple = _load("multipl-e/humaneval-py", data_dir=data)
+    out.append(("multipl-e python given cases", py_multiple, "HumanEval_0_has_close_elements", HE0_RIGHT, HE0_WRONG, PythonGivenCases))
+    js = _load("multipl-e/humaneval-js", data_dir=data)
+    js_right = ("    for (let i = 0; i < numbers.length; i++)\n      for (let j = i + 1; j < numbers.length; j++)\n"
+                "        if (Math.abs(numbers[i] - numbers[j]) < threshold) return true;\n    return false;\n}\n")
+    out.append(("multipl-e js cases", js, "HumanEval_0_has_close_elements", js_right, "    return false;\n}\n", LanguageCases))
+    suite = _load("swift-suite")
+    pid = next(iter(suite.problems))
+    problem = suite.problems[pid]
+    wrong = next(iter(problem.extra["wrong_solutions"].values()))
+    out.append(("swift-suite program", suite, pid, problem.reference_program(), wrong, LanguageProgram))
+    return out
+
+
+@pytest.mark.shared_data
+def test_a_job_judged_in_another_process_gets_the_drivers_verdict(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("spawn")  # nothing of the driver's memory: only the pickled job
+    for label, bench, task, right, wrong, kind in _cases():
+        languages = {p.language for p in bench.problems.values()}
+        try:
+            for name in languages - {"python"}:
+                get_language(name).toolchain()
+        except ToolchainMissing:
+            continue
+        binds = toolchain_binds(languages)
+        sandbox = get_sandbox(ro_binds=binds)
+        executor = Executor(sandbox, bench, cache_dir=tmp_path / "cache")
+        problem = bench.problems[task]
+        if problem.reference:
+            assert executor.check_reference(problem).passed, label
+        with context.Pool(1) as pool:
+            for code, want in ((right, Status.PASSED), (wrong, None)):
+                text = code if problem.reference_is_program else problem.prompt + code
+                job = executor.job(problem, text)
+                assert isinstance(job.plan, kind), (label, type(job.plan))
+                blob = pickle.dumps(job)
+                here = executor.judge(problem, text)
+                there = pool.apply(_worker, (blob, binds))
+                assert there == (here.status.value, here.message), (label, here, there)
+                assert (here.status is Status.PASSED) == (want is Status.PASSED), (label, here)
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+
+
+def test_a_language_without_a_plugin_is_a_skip_job(tmp_path: Path) -> None:
+    problem = Problem(id="T/0", language="cobol", prompt="", entry_point="f", reference="",
+                      tests=CaseTests(cases=(Case(args=(1,), expected=1),)))
+    bench = Benchmark(name="t", version="1", content_hash="h", source="test", problems={"T/0": problem})
+    job = Executor(get_sandbox(), bench).job(problem, "anything")
+    assert isinstance(job.plan, Skip)
+    assert run_job(pickle.loads(pickle.dumps(job)), get_sandbox()).status is Status.SKIPPED
+
+
+def test_the_local_scheduler_runs_jobs_and_calls(tmp_path: Path) -> None:
+    bench = _load("humaneval")
+    problem = bench.problems["HumanEval/0"]
+    sandbox = get_sandbox()
+    executor = Executor(sandbox, bench)
+    with LocalScheduler(sandbox, 2) as scheduler:
+        assert scheduler.call(executor.check_reference, problem).result().passed
+        jobs: list[JudgeJob] = [executor.job(problem, problem.prompt + code) for code in (HE0_RIGHT, HE0_WRONG)]
+        verdicts: list[Verdict] = [f.result() for f in [scheduler.submit(job) for job in jobs]]
+    assert [v.status for v in verdicts] == [Status.PASSED, Status.FAILED]
+    assert jobs[0].program_hash == executor.program_hash(problem, problem.prompt + HE0_RIGHT)
+    # The executor's streaming judge goes through the same seam: one verdict per distinct program.
+    store = RunStore(tmp_path / "run")
+    from assay.samples import RawSample
+
+    samples = [RawSample("HumanEval/0", i, code, None, i) for i, code in enumerate((HE0_RIGHT, HE0_WRONG, HE0_RIGHT))]
+    store.add_samples([(s.task_id, s.index, executor.program_hash(problem, problem.prompt + (s.completion or "")), s.completion, None, {})
+                       for s in samples])
+    with LocalScheduler(sandbox, 2) as scheduler:
+        executor.judge_stream(scheduler, samples, store)
+    assert sorted(v.status.value for *_, v in store.results() if v is not None) == ["failed", "passed", "passed"]
+    store.close()
