@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from assay.problems import Status
 from tests.languages._common import *  # the shared tests, run on SPEC
-from tests.languages._common import STRLEN, LanguageSpec
+from tests.languages._common import STRLEN, LanguageSpec, benchmark, language_or_skip
 
 # fd 3 as a port, as the harness opens it; every MultiPL-E result guessed as 3, then the done line.
 FD3 = "(require ffi/unsafe/port)\n(define assay-forged (unsafe-file-descriptor->port 3 'forged '(write)))\n"
@@ -83,3 +83,32 @@ SPEC = LanguageSpec(
     # there, `(list 6.2 70)` a list of a symbol and two numbers), Python's ints where the type says float.
     render_agreement=0.99,
 )
+
+
+def test_the_encoder_is_compiled_once_and_beside_the_sample_when_turned_off(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A case program requires the encoder compiled once, by path (no assay-case.rkt among its files, and
+    `raco make` in the sandbox finds the read-only .zo up to date); turned off, the encoder's source
+    goes beside the sample, and judges the same."""
+    from assay.execution import Executor
+    from assay.languages.racket import Racket
+    from assay.sandbox import get_sandbox
+
+    language_or_skip("racket")
+    bench = benchmark(SPEC.bench)
+    problem = bench.problems[STRLEN]
+    right, wrong = problem.prompt + "  (string-length string))\n", problem.prompt + "  (+ 1 (string-length string)))\n"
+    prebuilt = Racket.toolchain().env["ASSAY_RACKET_CASE"]
+    files = Racket().case_files(problem, right, ['(candidate "ab")'])
+    assert set(files) == {"main.rkt"} and f'(file "{prebuilt}")' in files["main.rkt"].decode()
+    for switch in ("1", "0"):
+        monkeypatch.setenv("ASSAY_RACKET_CASE_MODULE", switch)
+        Racket.toolchain.cache_clear()
+        try:
+            if switch == "0":
+                assert "ASSAY_RACKET_CASE" not in Racket.toolchain().env
+                assert set(Racket().case_files(problem, right, ['(candidate "ab")'])) == {"main.rkt", "assay-case.rkt"}
+            executor = Executor(get_sandbox(ro_binds=Racket.toolchain().ro_binds), bench, workers=1)
+            assert executor.judge(problem, right).status is Status.PASSED, switch
+            assert executor.judge(problem, wrong).status is Status.FAILED, switch
+        finally:
+            Racket.toolchain.cache_clear()
