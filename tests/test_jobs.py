@@ -129,3 +129,28 @@ def test_the_local_scheduler_runs_jobs_and_calls(tmp_path: Path) -> None:
         executor.judge_stream(scheduler, samples, store)
     assert sorted(v.status.value for *_, v in store.results() if v is not None) == ["failed", "passed", "passed"]
     store.close()
+
+
+def test_each_program_is_hashed_once_in_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The store and the judge take the same hash, made once per sample (references aside: each is hashed
+    # for its own check), where evaluate hashed each program twice and the model path three times.
+    from assay.evaluate import evaluate
+    from assay.samples import RawSample
+
+    bench = _load("humaneval")
+    problem = bench.problems["HumanEval/0"]
+    seen: list[str] = []
+    original = Executor.program_hash
+
+    def counting(self: Executor, p: Problem, code: str) -> str:
+        seen.append(code)
+        return original(self, p, code)
+
+    monkeypatch.setattr(Executor, "program_hash", counting)
+    samples = [RawSample("HumanEval/0", i, code, None, i + 1) for i, code in enumerate((HE0_RIGHT, HE0_WRONG, HE0_RIGHT))]
+    path = tmp_path / "samples.jsonl"
+    path.write_text("")
+    result = evaluate(bench, samples, path, tmp_path / "run", get_sandbox(), [1], workers=1)
+    assert (result.counts["passed"], result.counts["failed"]) == (2, 1)
+    sample_hashes = [c for c in seen if c != problem.reference_program()]
+    assert len(sample_hashes) == 3, len(sample_hashes)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable, Collection
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -112,12 +112,9 @@ def evaluate(
     store.claim(identity)
     store.set_meta("config", config)
     executor = Executor(sandbox, benchmark, settings, workers=workers, cache_dir=cache_dir)
-    store.add_samples(
-        [
-            (s.task_id, s.index, executor.program_hash(benchmark.problems[s.task_id], _program(benchmark, s)), s.completion, s.solution, s.extra)
-            for s in known
-        ]
-    )
+    # Each program is hashed once, here: the store and the judge both take this hash.
+    known = [replace(s, program_hash=executor.program_hash(benchmark.problems[s.task_id], _program(benchmark, s))) for s in known]
+    store.add_samples([(s.task_id, s.index, s.program_hash or "", s.completion, s.solution, s.extra) for s in known])
     cache = VerdictCache(cache_dir / "verdicts.sqlite") if (use_cache and cache_dir) else None
     n_refs = len({s.task_id for s in known})
     refs_done = [0]

@@ -589,7 +589,7 @@ class Executor:
         for sample in samples:
             problem = self.benchmark.problems[sample.task_id]
             code = program_text(problem, sample)
-            h = self.program_hash(problem, code)
+            h = sample.program_hash or self.program_hash(problem, code)  # hashed once: where the run stored it
             if h in done:
                 report(1, None)
                 continue

@@ -93,6 +93,7 @@ class NewSample:
     solution: str | None
     extra: dict[str, Any]
     line: int = 0
+    program_hash: str | None = None  # as stored: the executor's hash of its program
 
 
 def load_prices(path: Path | None = None) -> dict[str, dict[str, float]]:
@@ -240,7 +241,7 @@ class Generator:
         if cost is not None:
             self.stats.cost_usd = (self.stats.cost_usd or 0.0) + cost
         if self.on_sample:
-            self.on_sample(NewSample(problem.id, idx, code, solution, extra))
+            self.on_sample(NewSample(problem.id, idx, code, solution, extra, program_hash=h or None))
         self.on_event("sample", {"task_id": problem.id, "index": idx})
 
     def _record_error(self, problem: Problem, indexes: list[int], error: ModelError, attempts: int) -> None:

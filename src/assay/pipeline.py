@@ -56,7 +56,7 @@ def generation_identity(benchmark: Benchmark, model: ModelAPI, template: PromptT
 
 
 def _stored_samples(store: RunStore) -> list[RawSample]:
-    return [RawSample(t, i, c, s, 0, e) for t, i, _, c, s, e in store.samples()]
+    return [RawSample(t, i, c, s, 0, e, program_hash=h or None) for t, i, h, c, s, e in store.samples()]
 
 
 def generation_errors(store: RunStore) -> dict[str, list[str]]:

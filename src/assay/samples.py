@@ -35,6 +35,7 @@ class RawSample:
     solution: str | None  # EvalPlus: a full program (wins over `completion` when both are given)
     line: int  # 1-based line in the (decompressed) file
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    program_hash: str | None = field(default=None, compare=False, hash=False)  # set once the run has hashed its program
 
 
 def read_samples(path: str | os.PathLike[str], task_ids: Collection[str] = ()) -> list[RawSample]:
