@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -28,7 +29,10 @@ def default_stops(language: str) -> tuple[str, ...]:
     return plugin.stops if plugin is not None else ()
 
 
+@functools.cache
 def _plugin(language: str) -> Language | None:
+    """The plugin a language name, alias or fence tag means (one instance per name: extraction asks
+    several times a sample)."""
     from assay.languages import UnknownLanguage, by_fence, get_language, plugins
 
     low = language.strip().lower()

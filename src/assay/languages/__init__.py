@@ -48,7 +48,7 @@ def language_names() -> list[str]:
 
 def get_language(name: str) -> Language:
     """The plugin for a language (canonical name or alias such as 'rs' or 'cs')."""
-    canonical = name if name in REGISTRY else resolve(name)
+    canonical = resolve(name)
     module, cls = REGISTRY[canonical]
     try:
         plugin = importlib.import_module(module)
