@@ -36,7 +36,7 @@ from assay.execution import Executor
 from assay.languages import get_language, language_names, toolchain_binds
 from assay.languages.base import ToolchainMissing
 from assay.problems import test_program
-from assay.samples import RawSample
+from assay.samples import Sample
 from assay.sandbox import get_sandbox
 from assay.store import RunStore
 
@@ -45,7 +45,7 @@ SHORT = {"python": "py", "rust": "rs", "csharp": "cs", "javascript": "js", "type
          "racket": "rkt", "bash": "sh", "haskell": "hs", "ocaml": "ml", "clojure": "clj"}  # fmt: skip
 
 
-def timed_run(bench, samples: list[RawSample], workers: int) -> tuple[float, dict[str, int]]:  # type: ignore[no-untyped-def]
+def timed_run(bench, samples: list[Sample], workers: int) -> tuple[float, dict[str, int]]:  # type: ignore[no-untyped-def]
     """Wall seconds to judge these samples in a fresh run store, and the status counts."""
     languages = {bench.problems[s.task_id].language for s in samples}
     sandbox = get_sandbox(ro_binds=toolchain_binds(languages))
@@ -53,7 +53,7 @@ def timed_run(bench, samples: list[RawSample], workers: int) -> tuple[float, dic
         with tempfile.TemporaryDirectory() as tmp:
             store = RunStore(Path(tmp) / "run")
             executor = Executor(sandbox, bench, workers=workers)
-            store.add_samples([(s.task_id, s.index, executor.program_hash(bench.problems[s.task_id], s.solution or ""), None, s.solution, {}) for s in samples])
+            store.add_samples([dataclasses.replace(s, program_hash=executor.key(s)) for s in samples])
             started = time.monotonic()
             executor.run(samples, store)
             elapsed = time.monotonic() - started
@@ -151,7 +151,7 @@ def paths(names: list[str], n: int, workers: int) -> None:
             continue
         bench = load_benchmark(f"multipl-e/humaneval-{SHORT.get(name, name)}", data_dir=DATA)
         problems = list(bench.problems.values())[:n]
-        samples = [RawSample(p.id, 0, None, p.prompt + language.stub, i) for i, p in enumerate(problems)]
+        samples = [Sample(p.id, 0, None, p.prompt + language.stub, i) for i, p in enumerate(problems)]
         program, _ = timed_run(as_programs(bench), samples, workers)
         cases, counts = timed_run(bench, samples, workers)
         print(f"| {name} | {len(samples)} | {program:.1f} | {cases:.1f} | {cases / program:.2f} | {counts} |", flush=True)
@@ -172,7 +172,7 @@ def per_language(names: list[str], n: int, workers: int, bare: bool = False) -> 
             continue
         bench = load_benchmark(f"multipl-e/humaneval-{SHORT.get(name, name)}", data_dir=DATA)
         problems = list(bench.problems.values())[:n]
-        samples = [RawSample(p.id, 0, None, p.prompt + language.stub, i) for i, p in enumerate(problems)]
+        samples = [Sample(p.id, 0, None, p.prompt + language.stub, i) for i, p in enumerate(problems)]
         elapsed, counts = timed_run(bench, samples, workers)
         row = f"| {name} | {version[:40]} | {len(samples)} | {elapsed:.1f} | {len(samples) / elapsed:.2f} | {counts} |"
         if bare:
@@ -185,8 +185,8 @@ def per_language(names: list[str], n: int, workers: int, bare: bool = False) -> 
 def swifteval(workers: int, problems: int = 28, n: int = 20) -> None:
     bench = load_benchmark("swift-suite")
     chosen = list(bench.problems.values())[:problems]
-    distinct = [RawSample(p.id, i, None, p.reference_program() + f"\n// sample {i}\n", 0) for p in chosen for i in range(n)]
-    same = [RawSample(p.id, i, None, p.reference_program(), 0) for p in chosen for i in range(n)]
+    distinct = [Sample(p.id, i, None, p.reference_program() + f"\n// sample {i}\n", 0) for p in chosen for i in range(n)]
+    same = [Sample(p.id, i, None, p.reference_program(), 0) for p in chosen for i in range(n)]
     for label, samples in (("distinct samples", distinct), ("identical samples (deduplicated)", same)):
         elapsed, counts = timed_run(bench, samples, workers)
         print(f"swift-suite {len(chosen)} problems x {n} samples, {label}: {elapsed:.1f} s, {len(samples) / elapsed:.2f} samples/s, {counts}", flush=True)

@@ -173,7 +173,7 @@ def test_progress_shows_the_running_pass_rate_and_an_eta(tmp_path: Path) -> None
     samples = _samples(tmp_path, [{"task_id": "HumanEval/0", "completion": RIGHT}, {"task_id": "HumanEval/0", "completion": "    return True\n"}])
     result = _invoke("evaluate", "humaneval", "--samples", str(samples), "--run-dir", str(tmp_path / "r"), "--k", "1", "--plain")
     assert result.exit_code == 0, result.output
-    assert "[assay] samples: 2/2 (1 of 2 passed (50%))" in result.output
+    assert "[assay] judged: 2/2 (1 of 2 passed (50%))" in result.output
     assert cli._eta(10.0, 5, 25) == "0m50s" and cli._eta(100.0, 1, 40) == "1h06m" and cli._eta(3.0, 0, 9) == "" and cli._eta(3.0, 9, 0) == ""
 
 
@@ -198,14 +198,18 @@ def test_a_wall_clock_budget_times_out_a_sample_that_sleeps(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_promptly_keeps_the_verdicts_and_the_same_command_resumes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["evaluate", "run"])
+def test_ctrl_c_stops_promptly_keeps_the_verdicts_and_the_same_command_resumes(tmp_path: Path, command: str) -> None:
+    # One place handles Ctrl-C for every command that runs the pipeline: `assay run` (here a replay of
+    # the same samples) stops, keeps and resumes as `assay evaluate` does, with the same status.
     import signal
     import sqlite3
     import time
 
     samples = _samples(tmp_path, [{"task_id": f"HumanEval/{i}", "completion": "    while True:\n        pass\n"} for i in range(12)])
     run_dir = tmp_path / "run"
-    argv = [str(Path(sys.executable).parent / "assay"), "evaluate", "humaneval", "--samples", str(samples), "--run-dir", str(run_dir),
+    source = ["--samples", str(samples)] if command == "evaluate" else ["--model", f"replay:{samples}"]
+    argv = [str(Path(sys.executable).parent / "assay"), command, "humaneval", *source, "--run-dir", str(run_dir),
             "--timeout", "2", "--workers", "2", "--no-cache", "--k", "1", "--plain"]
 
     def stored() -> list[str]:

@@ -581,16 +581,16 @@ def test_mbpp_deserialize_keeps_evalplus_quirks() -> None:
 def test_a_problem_without_plus_inputs_counts_in_base_and_plus(mbppplus: Benchmark, tmp_path: Path) -> None:
     """MBPP+'s Mbpp/793 has base inputs only: it is scored in both columns (its base tests are its whole
     suite), not as a third label, so base and plus are over all 378 problems."""
-    from assay.evaluate import score_run
     from assay.problems import Status, Verdict
-    from assay.scoring import suite_flags
+    from assay.samples import Sample
+    from assay.scoring import score_run, suite_flags
     from assay.store import RunStore
 
     assert {c.suite for c in mbppplus.problems["Mbpp/793"].tests.cases} == {"base"}  # type: ignore[union-attr]
     assert suite_flags(mbppplus, "Mbpp/793", Verdict(Status.PASSED, "passed")) == {"base": True, "plus": True}
     store = RunStore(tmp_path / "run")
     ids = ["Mbpp/793", "Mbpp/2"]
-    store.add_samples([(t, 0, f"h{i}", None, "x", {}) for i, t in enumerate(ids)])
+    store.add_samples([Sample(t, 0, None, "x", program_hash=f"h{i}") for i, t in enumerate(ids)])
     store.put("h0", Verdict(Status.PASSED, "passed"))
     store.put("h1", Verdict(Status.FAILED, "failed"))
     result = score_run(store, mbppplus, [1], {}, {}, {})

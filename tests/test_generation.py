@@ -37,7 +37,7 @@ def _generator(bench, model, store, config=GenerateConfig(n=3), traffic=FAST, te
 
 
 def _rows(store: RunStore) -> dict[tuple[str, int], dict]:
-    return {(t, i): extra for t, i, _h, _c, _s, extra in store.samples()}
+    return {(s.task_id, s.index): s.extra for s in store.samples()}
 
 
 def test_samples_are_extracted_recorded_and_accounted(humaneval, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -51,7 +51,7 @@ def test_samples_are_extracted_recorded_and_accounted(humaneval, tmp_path: Path)
         extra = rows[("HumanEval/2", 1)]
         assert extra["raw_completion"].startswith("Sure!")
         assert extra["generation"]["settings"]["temperature"] == 0.2 and extra["generation"]["finish_reason"] == "stop"
-        solutions = {(t, i): s for t, i, _h, _c, s, _e in store.samples()}
+        solutions = {(s.task_id, s.index): s.solution for s in store.samples()}
         assert "return 1" in solutions[("HumanEval/2", 1)] and "Hope this helps" not in solutions[("HumanEval/2", 1)]
         # Token accounting equals what the server counted, request by request.
         served_out = sum(count_tokens(_reply(r.body, i)) for r in server.requests for i in range(r.body.get("n", 1)))
@@ -154,7 +154,7 @@ def test_completion_style_uses_language_stops(humaneval, tmp_path: Path) -> None
         body = server.requests[0].body
         assert body["prompt"] == humaneval.problems["HumanEval/2"].prompt
         assert "\ndef" in body["stop"]
-        (completion,) = [c for _t, _i, _h, c, _s, _e in store.samples()]
+        (completion,) = [s.completion for s in store.samples()]
         assert completion.rstrip() == "    return 0.0"
         store.close()
 
@@ -209,10 +209,10 @@ class _Archive:
     max_n_per_request = 1
 
     def __init__(self) -> None:
-        from assay.samples import RawSample
+        from assay.samples import Sample
 
-        self.rows = {"HumanEval/0": [RawSample("HumanEval/0", 0, "    return True\n", None, 1),
-                                     RawSample("HumanEval/0", 1, "    return False\n", None, 2)]}
+        self.rows = {"HumanEval/0": [Sample("HumanEval/0", 0, "    return True\n", None, 1),
+                                     Sample("HumanEval/0", 1, "    return False\n", None, 2)]}
 
     def count(self, task_id: str) -> int:
         return len(self.rows.get(task_id, []))
@@ -239,7 +239,7 @@ def test_a_recorded_source_is_read_by_task_and_index_whatever_its_name(humaneval
     store = RunStore(tmp_path / "run")
     stats = _generator(humaneval, _Archive(), store, config=GenerateConfig(n=5)).run(["HumanEval/0"])
     assert (stats.generated, stats.failed, stats.wanted) == (2, 0, 2)  # its own count, not --n
-    rows = {(t, i): (c, e) for t, i, _h, c, _s, e in store.samples()}
+    rows = {(s.task_id, s.index): (s.completion, s.extra) for s in store.samples()}
     assert rows[("HumanEval/0", 1)][0] == "    return False\n" and rows[("HumanEval/0", 1)][1]["extraction"] == "replay"
     assert rows[("HumanEval/0", 0)][1]["generation"]["settings"] == {"replayed_from": "archive-2025"}
     store.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assay.benchmarks import load_benchmark
-from assay.evaluate import evaluate
+from assay.execution.pipeline import evaluate
 from assay.samples import read_samples
 from assay.sandbox import get_sandbox
 

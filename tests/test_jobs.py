@@ -4,6 +4,7 @@ scheduler will rely on). Every judging path is tried, with a right and a wrong p
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import pickle
 from pathlib import Path
@@ -13,7 +14,8 @@ import pytest
 from assay.benchmarks import load_benchmark
 from assay.benchmarks._fetch import DataUnavailable
 from assay.execution import Executor
-from assay.jobs import JudgeJob, LanguageCases, LanguageProgram, LocalScheduler, PythonCases, PythonGivenCases, PythonProgram, Skip, run_job
+from assay.execution.jobs import JudgeJob, LanguageCases, LanguageProgram, PythonCases, PythonGivenCases, PythonProgram, Skip, run_job
+from assay.execution.schedulers import LocalScheduler
 from assay.languages import get_language, toolchain_binds
 from assay.languages.base import ToolchainMissing
 from assay.problems import Benchmark, Case, CaseTests, Problem, Status, Verdict
@@ -120,11 +122,10 @@ def test_the_local_scheduler_runs_jobs_and_calls(tmp_path: Path) -> None:
     assert jobs[0].program_hash == executor.program_hash(problem, problem.prompt + HE0_RIGHT)
     # The executor's streaming judge goes through the same seam: one verdict per distinct program.
     store = RunStore(tmp_path / "run")
-    from assay.samples import RawSample
+    from assay.samples import Sample
 
-    samples = [RawSample("HumanEval/0", i, code, None, i) for i, code in enumerate((HE0_RIGHT, HE0_WRONG, HE0_RIGHT))]
-    store.add_samples([(s.task_id, s.index, executor.program_hash(problem, problem.prompt + (s.completion or "")), s.completion, None, {})
-                       for s in samples])
+    samples = [Sample("HumanEval/0", i, code, None, i) for i, code in enumerate((HE0_RIGHT, HE0_WRONG, HE0_RIGHT))]
+    store.add_samples([dataclasses.replace(s, program_hash=executor.key(s)) for s in samples])
     with LocalScheduler(sandbox, 2) as scheduler:
         executor.judge_stream(scheduler, samples, store)
     assert sorted(v.status.value for *_, v in store.results() if v is not None) == ["failed", "passed", "passed"]
@@ -134,8 +135,8 @@ def test_the_local_scheduler_runs_jobs_and_calls(tmp_path: Path) -> None:
 def test_each_program_is_hashed_once_in_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The store and the judge take the same hash, made once per sample (references aside: each is hashed
     # for its own check), where evaluate hashed each program twice and the model path three times.
-    from assay.evaluate import evaluate
-    from assay.samples import RawSample
+    from assay.execution.pipeline import evaluate
+    from assay.samples import Sample
 
     bench = _load("humaneval")
     problem = bench.problems["HumanEval/0"]
@@ -147,7 +148,7 @@ def test_each_program_is_hashed_once_in_a_run(tmp_path: Path, monkeypatch: pytes
         return original(self, p, code)
 
     monkeypatch.setattr(Executor, "program_hash", counting)
-    samples = [RawSample("HumanEval/0", i, code, None, i + 1) for i, code in enumerate((HE0_RIGHT, HE0_WRONG, HE0_RIGHT))]
+    samples = [Sample("HumanEval/0", i, code, None, i + 1) for i, code in enumerate((HE0_RIGHT, HE0_WRONG, HE0_RIGHT))]
     path = tmp_path / "samples.jsonl"
     path.write_text("")
     result = evaluate(bench, samples, path, tmp_path / "run", get_sandbox(), [1], workers=1)

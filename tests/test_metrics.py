@@ -277,15 +277,16 @@ def test_failure_breakdown_shares() -> None:
 
 
 def test_skipped_samples_are_not_scored(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from assay.evaluate import score_run
     from assay.problems import Benchmark, Problem, ProgramTests, Status, Verdict
+    from assay.samples import Sample
+    from assay.scoring import score_run
     from assay.store import RunStore
 
     problems = {pid: Problem(id=pid, language=lang, prompt="", entry_point="f", reference="", tests=ProgramTests("", runner="script"))
                 for pid, lang in (("a", "swift"), ("b", "cobol"))}
     bench = Benchmark("mixed", "1", "h", "src", problems)
     store = RunStore(tmp_path / "run")
-    store.add_samples([("a", 0, "h1", "x", None, {}), ("a", 1, "h2", "y", None, {}), ("b", 0, "h3", "z", None, {})])
+    store.add_samples([Sample("a", 0, "x", None, program_hash="h1"), Sample("a", 1, "y", None, program_hash="h2"), Sample("b", 0, "z", None, program_hash="h3")])
     store.put("h1", Verdict(Status.PASSED))
     store.put("h2", Verdict(Status.COMPILE_ERROR))
     store.put("h3", Verdict(Status.SKIPPED, message="skipped: no plugin"))

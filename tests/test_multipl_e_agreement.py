@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from assay.benchmarks import load_benchmark
-from assay.evaluate import evaluate
+from assay.execution.pipeline import evaluate
 from assay.languages import get_language
 from assay.languages.base import ToolchainMissing
 from assay.samples import read_samples

@@ -35,7 +35,7 @@ import pytest
 
 from assay.benchmarks import load_benchmark
 from assay.benchmarks.humaneval import packaged_file
-from assay.evaluate import evaluate
+from assay.execution.pipeline import evaluate
 from assay.samples import read_samples
 from assay.sandbox import get_sandbox
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from assay.samples import RawSample, SamplesError, read_samples, split_known, write_jsonl
+from assay.samples import Sample, SamplesError, read_samples, split_known, write_jsonl
 
 SHARED_DATA = Path(
     os.environ.get("ASSAY_DATA_DIR") or os.environ.get("ASSAY_SHARED_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -52,9 +52,9 @@ def test_human_eval_format(tmp_path: Path) -> None:
     )
     samples = read_samples(path)
     assert samples == [
-        RawSample("HumanEval/0", 0, "    return 1\n", None, 1),
-        RawSample("HumanEval/1", 0, "    return 2\n", None, 2),
-        RawSample("HumanEval/0", 1, "    return 3\n", None, 3),
+        Sample("HumanEval/0", 0, "    return 1\n", None, 1),
+        Sample("HumanEval/1", 0, "    return 2\n", None, 2),
+        Sample("HumanEval/0", 1, "    return 3\n", None, 3),
     ]
     assert all(s.extra == {} for s in samples)
 

@@ -4,7 +4,6 @@ before any model is blamed for them (MultiPL-E has no reference solutions outsid
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from assay.languages import UnknownLanguage, get_language
@@ -36,6 +35,7 @@ def run_canary(benchmark: Benchmark, sandbox: Sandbox, workers: int = 2, task_id
     The stub is judged as any sample is (the executor's judge: HumanEval's check program, cases, a
     language's harness), not by a path of the canary's own."""
     from assay.execution import Executor
+    from assay.execution.schedulers import LocalScheduler
 
     ids = task_ids or list(benchmark.problems)
     verdicts: dict[str, Verdict] = {}
@@ -49,8 +49,10 @@ def run_canary(benchmark: Benchmark, sandbox: Sandbox, workers: int = 2, task_id
             return pid, Verdict(Status.SKIPPED, message=f"skipped: {exc}")
         return pid, executor.judge(problem, problem.prompt + language.stub)
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for i, (pid, verdict) in enumerate(pool.map(one, ids), 1):
+    with LocalScheduler(sandbox, workers) as scheduler:
+        futures = [scheduler.call(one, pid) for pid in ids]
+        for i, future in enumerate(futures, 1):
+            pid, verdict = future.result()
             verdicts[pid] = verdict
             if progress:
                 progress(i, len(ids))

@@ -7,6 +7,7 @@ it, so a killed run asks again only for what is missing and never for a sample i
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 import time
@@ -25,6 +26,7 @@ from assay.models.base import Completion, GenerateConfig, ModelAPI, ModelError, 
 from assay.problems import Benchmark, Problem
 from assay.prompts import PromptTemplate
 from assay.provenance import now_iso
+from assay.samples import Sample
 from assay.store import RunStore
 
 SEQ_STRIDE = 1_000_000  # samples are ordered by problem, then index
@@ -81,19 +83,6 @@ class GenerationStats:
             "output_tokens": self.usage.output_tokens,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
         }
-
-
-@dataclass(frozen=True)
-class NewSample:
-    """A generated sample as the executor sees it."""
-
-    task_id: str
-    index: int
-    completion: str | None
-    solution: str | None
-    extra: dict[str, Any]
-    line: int = 0
-    program_hash: str | None = None  # as stored: the executor's hash of its program
 
 
 def load_prices(path: Path | None = None) -> dict[str, dict[str, float]]:
@@ -162,8 +151,8 @@ class Generator:
         store: RunStore,
         traffic: Traffic = Traffic(),
         prices: dict[str, dict[str, float]] | None = None,
-        program_hash: Callable[[Problem, str | None, str | None], str] | None = None,
-        on_sample: Callable[[NewSample], None] | None = None,
+        key: Callable[[Sample], str | None] | None = None,
+        on_sample: Callable[[Sample], None] | None = None,
         on_event: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> None:
         self.benchmark = benchmark
@@ -175,7 +164,7 @@ class Generator:
         self.store = store
         self.traffic = traffic
         self.prices = prices if prices is not None else load_prices()
-        self.program_hash = program_hash
+        self.key = key  # a sample's program hash, as the judge keys it (None: no judge, as in `assay generate`)
         self.on_sample = on_sample
         self.on_event = on_event or (lambda kind, info: None)
         self.stats = GenerationStats()
@@ -233,15 +222,16 @@ class Generator:
             "generated_at": now_iso(),
         }
         extra = {"raw_completion": completion.text, "extraction": how, "generation": record}
-        h = self.program_hash(problem, code, solution) if self.program_hash else ""
-        seq = self._order[problem.id] * SEQ_STRIDE + idx
-        self.store.add_generation(problem.id, idx, record, (seq, h, code, solution, extra))
+        sample = Sample(problem.id, idx, code, solution, 0, extra)
+        if self.key is not None:
+            sample = dataclasses.replace(sample, program_hash=self.key(sample))
+        self.store.add_generation(problem.id, idx, record, sample, seq=self._order[problem.id] * SEQ_STRIDE + idx)
         self.stats.generated += 1
         self.stats.usage = self.stats.usage + completion.usage
         if cost is not None:
             self.stats.cost_usd = (self.stats.cost_usd or 0.0) + cost
         if self.on_sample:
-            self.on_sample(NewSample(problem.id, idx, code, solution, extra, program_hash=h or None))
+            self.on_sample(sample)
         self.on_event("sample", {"task_id": problem.id, "index": idx})
 
     def _record_error(self, problem: Problem, indexes: list[int], error: ModelError, attempts: int) -> None:

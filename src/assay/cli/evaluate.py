@@ -4,24 +4,22 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from assay.cli.common import (
     WallOpt,
-    _Progress,
     _sandbox_for,
     _slug,
-    _why_nothing,
     app,
     check_timeouts,
     console,
     default_cache_dir,
     err,
+    execute,
+    exit_if_nothing,
     fail,
     parse_ks,
     selected_ids,
@@ -30,7 +28,7 @@ from assay.cli.common import (
 
 if TYPE_CHECKING:
     from assay.problems import Benchmark
-    from assay.samples import RawSample
+    from assay.samples import Sample
 
 
 @app.command()
@@ -62,10 +60,9 @@ def evaluate(
     from assay.benchmarks import UnknownBenchmark, load_benchmark
     from assay.benchmarks._fetch import DataUnavailable
     from assay.benchmarks.directory import BenchmarkFormatError
-    from assay.evaluate import evaluate as run_evaluation
     from assay.execution import JudgeSettings
+    from assay.execution.sources import SamplesFile
     from assay.samples import SamplesError, read_samples, write_jsonl
-    from assay.store import RunStoreError
 
     ks = parse_ks(k)
     if (samples is None) == (not references):
@@ -85,7 +82,7 @@ def evaluate(
         write_jsonl(samples, ({"task_id": p.id, "solution": p.reference_program()} for p in bench.problems.values() if p.reference))
     assert samples is not None
     try:
-        rows: list[RawSample] = read_samples(samples, task_ids=bench.problems)
+        rows: list[Sample] = read_samples(samples, task_ids=bench.problems)
     except SamplesError as exc:
         fail(str(exc))
     rows = _select(bench, rows, limit, task_ids)
@@ -98,36 +95,10 @@ def evaluate(
     to_stdout = json_out is not None and str(json_out) == "-"
     sandbox = _sandbox_for(bench, allow_weak_sandbox)
     run_dir = run_dir or _default_eval_dir(bench.name, samples)
-    progress = _Progress(plain)
-    started = time.monotonic()
-    try:
-        result = run_evaluation(
-            bench,
-            rows,
-            samples,
-            run_dir,
-            sandbox,
-            ks,
-            settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout),
-            workers=workers,
-            cache_dir=cache,
-            use_cache=not no_cache,
-            progress=progress,
-        )
-    except RunStoreError as exc:
-        progress.stop()
-        fail(str(exc))
-    except KeyboardInterrupt:
-        progress.stop()
-        err.print(f"[bold red]interrupted:[/] the verdicts so far are kept in {escape(str(run_dir))}; run the same command again to continue",
-                  highlight=False, soft_wrap=True)
-        raise typer.Exit(130) from None
-    finally:
-        close = getattr(sandbox, "close", None)
-        if close:
-            close()
-    progress.stop()
-    elapsed = time.monotonic() - started
+    outcome, elapsed = execute(bench, SamplesFile(rows, samples, bench), run_dir, sandbox, plain=plain, ks=ks,
+                               settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout), workers=workers, cache=cache, use_cache=not no_cache)
+    result = outcome.evaluation
+    assert result is not None
     show(result, bench.name, elapsed, out=err if to_stdout else console)
     if json_out:
         data = result.to_json()
@@ -138,12 +109,10 @@ def evaluate(
             json_out.parent.mkdir(parents=True, exist_ok=True)
             json_out.write_text(json.dumps(data, indent=2))
             console.print(f"scores and configuration: {json_out}")
-    if result.n_problems == 0 and not result.defective_scores:
-        err.print(f"[bold red]error:[/] nothing was scored: {_why_nothing(result)}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1)
+    exit_if_nothing(outcome)
 
 
-def _select(bench: Benchmark, rows: list[RawSample], limit: int | None, task_ids: str | None) -> list[RawSample]:
+def _select(bench: Benchmark, rows: list[Sample], limit: int | None, task_ids: str | None) -> list[Sample]:
     """The samples of the problems --task-ids and --limit select (all of them without either)."""
     if not task_ids and not limit:
         return rows
@@ -151,13 +120,13 @@ def _select(bench: Benchmark, rows: list[RawSample], limit: int | None, task_ids
     return [r for r in rows if r.task_id in keep]
 
 
-def _extracted(bench: Benchmark, rows: list[RawSample], style: str) -> list[RawSample]:
+def _extracted(bench: Benchmark, rows: list[Sample], style: str) -> list[Sample]:
     """Each known sample's text read as a model reply of this prompt style, its code pulled out as `assay run` does."""
     import dataclasses
 
     from assay.generation import code_of, stops_for_language
 
-    out: list[RawSample] = []
+    out: list[Sample] = []
     for r in rows:
         problem = bench.problems.get(r.task_id)
         if problem is None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -12,26 +11,28 @@ from rich.markup import escape
 
 from assay.cli.common import (
     WallOpt,
-    _Progress,
     _sandbox_for,
     _slug,
-    _why_nothing,
     app,
     check_timeouts,
     console,
     default_cache_dir,
     err,
+    exit_if_nothing,
     fail,
     parse_ks,
     selected_ids,
     show,
 )
+from assay.cli.common import (
+    execute as run_pipeline,
+)
 
 if TYPE_CHECKING:
+    from assay.execution.pipeline import RunOutcome
     from assay.generation import Traffic
     from assay.models import ModelSpec
     from assay.models.base import GenerateConfig, ModelAPI
-    from assay.pipeline import ModelRun
     from assay.problems import Benchmark
     from assay.prompts import PromptTemplate
 
@@ -97,9 +98,11 @@ def _model_setup(benchmark: str, model: str, n: int, temperature: float, top_p: 
     return bench, spec, api, tmpl, config, traffic, ids
 
 
-def _show_generation(result: ModelRun) -> None:
+def _show_generation(result: RunOutcome) -> None:
     """Print what generation did: samples, retries, tokens, cost, and what failed."""
     st = result.stats
+    if st is None:
+        return
     cost = f", cost ${st.cost_usd:.4f}" if st.cost_usd is not None else ""
     retries = f", {st.retries} retries (" + ", ".join(f"{k} {v}" for k, v in st.retry_kinds.most_common()) + ")" if st.retries else ""
     console.print(
@@ -177,10 +180,7 @@ def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p
                    *, execute: bool, output: Path | None = None, k: str = "1", json_out: Path | None = None, no_cache: bool = False, workers: int | None = None,
                    timeout: float | None = None, wall_timeout: float | None = None, allow_weak_sandbox: bool = False) -> None:
     from assay.execution import JudgeSettings
-    from assay.generation import GenerationAborted
-    from assay.pipeline import run_model
-    from assay.prompts import TemplateError
-    from assay.store import RunStoreError
+    from assay.execution.sources import ModelSamples
 
     check_timeouts(timeout, wall_timeout)
     cache = cache_dir or default_cache_dir()
@@ -194,23 +194,9 @@ def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p
         max_connections, rpm, tpm, max_retries, request_timeout, limit, task_ids, data_dir, dataset_file, cache)
     sandbox = _sandbox_for(bench, allow_weak_sandbox) if execute else None
     run_dir = run_dir or _default_run_dir(bench.name, spec, config, tmpl)
-    progress = _Progress(plain)
-    started = time.monotonic()
-    try:
-        result = run_model(bench, api, tmpl, config, run_dir, sandbox=sandbox, ks=ks, settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout), traffic=traffic,
-                           workers=workers, cache_dir=cache, use_cache=not no_cache, prices_path=prices, task_ids=ids, progress=progress)
-    except (RunStoreError, GenerationAborted, TemplateError) as exc:
-        progress.stop()
-        fail(str(exc))
-    except KeyboardInterrupt:
-        progress.stop()
-        fail(f"interrupted; everything generated so far is kept in {run_dir}: run the same command again to continue")
-    finally:
-        close = getattr(sandbox, "close", None)
-        if close:
-            close()
-    progress.stop()
-    elapsed = time.monotonic() - started
+    source = ModelSamples(api, tmpl, config, traffic, prices_path=prices, task_ids=ids)
+    result, elapsed = run_pipeline(bench, source, run_dir, sandbox, plain=plain, ks=ks, settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout),
+                                   workers=workers, cache=cache, use_cache=not no_cache)
     _show_generation(result)
     if output is not None and result.samples_path is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -220,18 +206,10 @@ def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p
         show(result.evaluation, bench.name, elapsed)
     if json_out:
         data: dict[str, Any] = result.evaluation.to_json() if result.evaluation is not None else {"config": result.config}
-        data["generation"] = result.stats.to_json()
+        data["generation"] = result.stats.to_json() if result.stats is not None else None
         data["generation_errors"] = result.errors
         data["wall_seconds"] = round(elapsed, 3)
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(data, indent=2))
         console.print(f"scores and configuration: {json_out}")
-    st = result.stats
-    if st.generated == 0 and st.already == 0 and st.failed:  # the server is down, refuses every request, ...
-        first = next(iter(result.errors.items()), ("", [""]))
-        err.print(f"[bold red]error:[/] nothing was generated: all {st.failed} requests failed (e.g. {escape(first[0])}: "
-                  f"{escape(first[1][0])}); check --base-url and the server, then run the same command again", highlight=False, soft_wrap=True)
-        raise typer.Exit(1)
-    if result.evaluation is not None and result.evaluation.n_problems == 0 and not result.evaluation.defective_scores:
-        err.print(f"[bold red]error:[/] nothing was scored: {_why_nothing(result.evaluation)}", highlight=False, soft_wrap=True)
-        raise typer.Exit(1)
+    exit_if_nothing(result)

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from assay.samples import RawSample
+    from assay.samples import Sample
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ class RecordedSamples(Protocol):
         """How many samples it has for a task."""
         ...
 
-    def sample(self, task_id: str, index: int) -> RawSample:
+    def sample(self, task_id: str, index: int) -> Sample:
         """One recorded sample: its completion or solution as it was given."""
         ...
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from assay.benchmarks._fetch import sha256_file
 from assay.models.base import Completion, GenerateConfig, ModelConfigError, Prompt, Response, Usage
-from assay.samples import RawSample, SamplesError, read_samples
+from assay.samples import Sample, SamplesError, read_samples
 
 
 class ReplayModel:
@@ -26,7 +26,7 @@ class ReplayModel:
         except SamplesError as exc:
             raise ModelConfigError(str(exc)) from None
         self.model = str(self.path)
-        self.samples: dict[str, list[RawSample]] = {}
+        self.samples: dict[str, list[Sample]] = {}
         for row in rows:
             self.samples.setdefault(row.task_id, []).append(row)
         for task_rows in self.samples.values():
@@ -41,7 +41,7 @@ class ReplayModel:
         """How many samples the file has for a task."""
         return len(self.samples.get(task_id, []))
 
-    def sample(self, task_id: str, index: int) -> RawSample:
+    def sample(self, task_id: str, index: int) -> Sample:
         """The index-th sample of a task, in file order of sample indexes."""
         try:
             return self.samples[task_id][index]

@@ -192,7 +192,8 @@ def _add_samples(problems: dict[str, dict[str, Any]], run_index: int, run: Run) 
             store.close()
     except sqlite3.Error as exc:
         raise ReportError(f"{run.run_dir}/run.sqlite cannot be read ({exc}); render without samples or fix the run directory") from None
-    for task_id, idx, completion, solution, _extra, verdict in results:
+    for sample, verdict in results:
+        task_id, idx, completion, solution = sample.task_id, sample.index, sample.completion, sample.solution
         entry = problems.get(task_id)
         if entry is None:
             continue  # a problem with no scored sample (all skipped or unjudged)

@@ -1,6 +1,6 @@
 """Run directories as typed records for reports: benchmark, model, settings, and per-problem pass flags.
 
-A run is read through `assay.store.RunStore` and scored the way `assay.evaluate.score_run` scores it:
+A run is read through `assay.store.RunStore` and scored the way `assay.scoring.score_run` scores it:
 skipped samples (no toolchain here) are left out of the scores, a sandbox error counts as a failure,
 and HumanEval+/MBPP+ runs give two suites, the benchmark's own score (base and plus tests) and the
 base tests alone.
@@ -251,7 +251,7 @@ def load_run(
     if not results:
         raise ReportError(f"{run_dir} has no samples (benchmark {info.name}, model {model}): nothing to report; run or resume it first")
     notes: list[str] = []
-    n_unjudged = sum(1 for r in results if r[5] is None)
+    n_unjudged = sum(1 for _s, v in results if v is None)
     unfinished = []
     if n_unjudged:
         unfinished.append(f"{n_unjudged} of {len(results)} samples have no verdict")
@@ -271,14 +271,15 @@ def load_run(
         bench = None
     if bench is None:
         bench = local_benchmark(info, b.get("source"))
-    split = any(t.name in ("suite:base", "suite:plus") for r in results if r[5] is not None for t in r[5].tests)
+    split = any(t.name in ("suite:base", "suite:plus") for _s, v in results if v is not None for t in v.tests)
     fallback = _fallback_language(config)
     samples: list[SampleResult] = []
     suites: dict[str, dict[str, list[bool]]] = {}
     sandbox_errors = 0
-    for task_id, idx, _completion, _solution, _extra, verdict in results:
+    for sample, verdict in results:
         if verdict is None:
             continue
+        task_id, idx = sample.task_id, sample.index
         problem = bench.problems.get(task_id) if bench is not None else None
         language = problem.language if problem is not None else fallback
         samples.append(SampleResult(task_id, idx, verdict.status.value, language))

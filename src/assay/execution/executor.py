@@ -14,31 +14,21 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from assay import __version__, values
-from assay.jobs import (
-    JudgeJob,
-    LanguageCases,
-    LanguageProgram,
-    LocalScheduler,
-    Plan,
-    PythonCases,
-    PythonGivenCases,
-    PythonProgram,
-    Scheduler,
-    Skip,
-    run_job,
-)
+from assay.execution.jobs import JudgeJob, LanguageCases, LanguageProgram, Plan, PythonCases, PythonGivenCases, PythonProgram, Skip, run_job
+from assay.execution.labels import Expected, Labeller
+from assay.execution.schedulers import LocalScheduler, Scheduler
 from assay.judging.cases import CasePlan, plan_for
-from assay.languages import UnknownLanguage, get_language, plaindata, toolchain_version
+from assay.languages import UnknownLanguage, get_language, toolchain_version
 from assay.languages import python as py
 from assay.languages.base import Language, PhaseLimits, Unrepresentable, judging_digest
-from assay.oracles import NOT_NONE, expected_for, suite_atols
+from assay.oracles import suite_atols
 from assay.problems import NO_EXPECTED, Benchmark, CaseTests, Problem, ProgramTests, Status, TestDetail, Verdict
-from assay.samples import RawSample as Sample
+from assay.samples import Sample
 from assay.sandbox.base import Sandbox, SandboxLimits
 from assay.store import RunStore, VerdictCache
 
@@ -65,29 +55,6 @@ class JudgeSettings:
     memory_bytes: int = 4 * GiB  # EvalPlus's default
     processes: int = 64
     output_bytes: int = 64 * 1024
-
-
-@dataclass
-class Expected:
-    """A problem's expected outputs, computed by running its reference solution in the sandbox."""
-
-    values: list[Any]
-    cpu: list[float]
-    invalid: list[int] = field(default_factory=list)  # cases left out: the reference failed or hit a limit
-    messages: list[str] = field(default_factory=list)
-    raised: int = 0  # of the invalid cases, those where the reference raised: a defect of the problem
-
-
-def _dump_value(value: Any) -> Any:
-    if isinstance(value, py.BigOutput):
-        return ["big", value.digest, value.size]
-    return ["v", plaindata.encode(value)]
-
-
-def _load_value(data: Any) -> Any:
-    if data[0] == "big":
-        return py.BigOutput(data[1], data[2])
-    return plaindata.decode(data[1])
 
 
 def program_text(problem: Problem, sample: Sample) -> str:
@@ -117,7 +84,6 @@ class Executor:
         self.settings = settings
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.cache_dir = cache_dir
-        self._expected: dict[str, Expected] = {}
         self._plans: dict[str, tuple[Problem, CasePlan]] = {}
         self._case_plans: dict[str, PythonCases] = {}
         self._plan_lock = threading.Lock()
@@ -125,6 +91,7 @@ class Executor:
         self._reference_cpu: dict[str, float] = {}
         self.notes: dict[str, str] = {}  # problem -> what was left out of its tests, and why
         self.stopping = threading.Event()  # set by stop(): nothing judged from then on is kept
+        self.labeller = Labeller(sandbox, benchmark, settings, cache_dir, self.stopping)
 
     # ------------------------------------------------------------ identities
 
@@ -142,6 +109,18 @@ class Executor:
             *self._toolchain(problem),
         )
 
+    def key(self, sample: Sample) -> str | None:
+        """A sample's program hash, the key its verdict is stored and cached by (None: a task this benchmark lacks)."""
+        problem = self.benchmark.problems.get(sample.task_id)
+        return None if problem is None else self.program_hash(problem, program_text(problem, sample))
+
+    def context(self) -> str:
+        """A digest of everything but the program that goes into program hashes: when a run store's samples
+        were keyed under another context (no judge, other limits, another toolchain), they are keyed again."""
+        toolchains = sorted({self._toolchain(p) for p in self.benchmark.problems.values()})
+        return _digest(__version__, py.driver_digest(), self.sandbox.name, self.benchmark.name, self.benchmark.content_hash,
+                       asdict(self.settings), toolchains)
+
     def _toolchain(self, problem: Problem) -> tuple[str, ...]:
         """The language toolchain's version and the harness code, where a language plugin decides verdicts too."""
         if problem.language == "python" and not (isinstance(problem.tests, ProgramTests) and problem.tests.runner != "check"):
@@ -150,20 +129,6 @@ class Executor:
 
     # ------------------------------------------------------------ references
 
-    def _expected_path(self, problem: Problem) -> Path | None:
-        if self.cache_dir is None:
-            return None
-        reference = problem.tests.reference if isinstance(problem.tests, CaseTests) else None
-        if reference is not None and isinstance(problem.tests, CaseTests):
-            # Labels from a Python reference depend on it and the inputs alone: languages that keep the same inputs share them.
-            inputs = hashlib.sha256(repr([c.args for c in problem.tests.cases]).encode()).hexdigest()
-            key = _digest("labels", reference, inputs, problem.tests.oracle, py.driver_digest(), py.python_version())
-            return self.cache_dir / "expected" / f"{key}.json"
-        # The problem's own content is in the key: a local benchmark file can change under the same name.
-        tests = hashlib.sha256(repr(problem.tests).encode()).hexdigest()
-        key = _digest(self.benchmark.content_hash, problem.id, problem.prompt, problem.reference, reference, tests, py.driver_digest(), py.python_version())
-        return self.cache_dir / "expected" / f"{key}.json"
-
     def _problem_lock(self, kind: str, pid: str) -> threading.Lock:
         """One lock per problem and kind of work: two workers never label (or plan) the same problem twice."""
         with self._plan_lock:
@@ -171,76 +136,7 @@ class Executor:
 
     def expected(self, problem: Problem) -> Expected:
         """Expected outputs for a case-tested problem (from the cache, or by running the reference)."""
-        if problem.id in self._expected:
-            return self._expected[problem.id]
-        with self._problem_lock("expected", problem.id):
-            return self._expected_once(problem)
-
-    def _expected_once(self, problem: Problem) -> Expected:
-        if problem.id in self._expected:
-            return self._expected[problem.id]
-        assert isinstance(problem.tests, CaseTests)
-        path = self._expected_path(problem)
-        if path is not None and path.exists():
-            data = json.loads(path.read_text())
-            exp = Expected([_load_value(v) for v in data["values"]], data["cpu"], data["invalid"], data["messages"], data.get("raised", 0))
-        else:
-            exp = self._compute_expected(problem)
-            if path is not None and exp.messages[:1] != ["sandbox"] and not self.stopping.is_set():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".tmp{os.getpid()}")
-                values = [_dump_value(v) for v in exp.values]
-                tmp.write_text(json.dumps({"values": values, "cpu": exp.cpu, "invalid": exp.invalid, "messages": exp.messages, "raised": exp.raised}))
-                os.replace(tmp, path)
-        self._expected[problem.id] = exp
-        return exp
-
-    def _compute_expected(self, problem: Problem) -> Expected:
-        tests = problem.tests
-        assert isinstance(tests, CaseTests)
-        args = [c.args for c in tests.cases]
-        code, entry_point = tests.reference if tests.reference is not None else (problem.prompt + problem.reference, problem.entry_point)
-        per_case = 20.0
-        # Oracles need the real value; so does another language's harness (its output arrives in full).
-        big = None if tests.oracle or problem.language != "python" else py.BIG_OUTPUT
-        job = py.cases_job(code, entry_point, args, [per_case] * len(args), run_all=True, not_none=tests.oracle == NOT_NONE, big_output=big)
-        cpu_total = per_case * len(args) + 10
-        limits = SandboxLimits(
-            cpu_seconds=min(cpu_total, 1800.0),
-            wall_seconds=min(cpu_total, 1800.0) * 2 + 30,
-            memory_bytes=self.settings.memory_bytes,
-            processes=self.settings.processes,
-            output_bytes=self.settings.output_bytes,
-            channel_bytes=py.CASES_CHANNEL_BYTES,
-        )
-        run = py.run_driver(self.sandbox, job, limits)
-        values: list[Any] = []
-        cpu: list[float] = []
-        invalid: list[int] = []
-        messages: list[str] = []
-        raised = 0
-        for i in range(len(args)):
-            outcome = run.outcomes[i] if i < len(run.outcomes) else None
-            if outcome is not None and outcome[0] == "big":
-                values.append(py.BigOutput(outcome[1], outcome[2]))
-                cpu.append(float(outcome[-1]))
-                continue
-            if outcome is None or outcome[0] != "ok":
-                invalid.append(i)
-                values.append(None)
-                cpu.append(0.0)
-                if outcome is not None and outcome[0] in ("raise", "unplain"):
-                    raised += 1
-                if len(messages) < 5:
-                    why = "did not run" if outcome is None else f"{outcome[0]}: {outcome[1]}"
-                    messages.append(f"reference fails on input {i}: {why}")
-                continue
-            value = plaindata.decode(outcome[1])
-            values.append(expected_for(tests.oracle, value))
-            cpu.append(float(outcome[-1]))
-        if run.report is None and run.sandbox.error:
-            messages.insert(0, "sandbox")
-        return Expected(values, cpu, invalid, messages, raised)
+        return self.labeller.expected(problem)
 
     def case_judging(self, problem: Problem) -> tuple[py.CaseJudging, list[float]]:
         """What judging a case-tested problem needs, and each valid case's CPU time limit."""
@@ -618,11 +514,3 @@ def _same_label(a: Any, b: Any) -> bool:
 
 def _finish_later(finish: Callable[[str, Future[Verdict]], None], h: str, future: Future[Verdict]) -> None:
     finish(h, future)
-
-
-def hash_samples(samples: Iterable[Sample]) -> str:
-    """A hash of the samples' identities and programs, to tell one run from another."""
-    h = hashlib.sha256()
-    for s in samples:
-        h.update(json.dumps([s.task_id, s.index, s.completion, s.solution]).encode())
-    return h.hexdigest()

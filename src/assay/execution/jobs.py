@@ -5,20 +5,13 @@ judged (a language's kept cases), the program, and a plan: the expected outputs 
 tolerances, the calibrated per-case and per-run limits. It is plain, picklable data, so a worker
 anywhere (a thread here, a process, a cluster node with the same toolchains) turns it into a verdict
 with `run_job(job, sandbox)` and nothing else: no reference run, no cache, no store. Deduplication,
-caching and store writes stay with the driver (`assay.execution.Executor`).
-
-A `Scheduler` runs jobs and yields verdicts as futures; `LocalScheduler` (a thread pool over one
-sandbox) is the one here. Driver-side work that runs sandboxed programs too (reference checks and
-labelling inputs, which make the plans) goes through `Scheduler.call`, on the driver's machine.
+caching and store writes stay with the driver (`assay.execution.executor.Executor`); schedulers,
+which run jobs, are in `assay.execution.schedulers`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Protocol, TypeVar
 
 from assay.judging.cases import CasePlan, judge_cases
 from assay.languages import UnknownLanguage, get_language
@@ -27,8 +20,6 @@ from assay.languages.base import PhaseLimits
 from assay.oracles import NOT_NONE
 from assay.problems import CaseTests, Problem, ProgramTests, Status, Verdict
 from assay.sandbox.base import Sandbox, SandboxLimits
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -117,55 +108,3 @@ def run_job(job: JudgeJob, sandbox: Sandbox) -> Verdict:
     if isinstance(plan, LanguageCases):
         return judge_cases(language, sandbox, problem, code, plan.plan, plan.limits)
     return language.judge(sandbox, problem, code, plan.limits)
-
-
-class Scheduler(Protocol):
-    """Runs judge jobs and driver-side calls; the pipeline never sees more of how or where."""
-
-    workers: int
-
-    def submit(self, job: JudgeJob) -> Future[Verdict]:
-        """Judge one program; the future's result is its verdict."""
-        ...
-
-    def call(self, fn: Callable[..., T], *args: Any) -> Future[T]:
-        """Run driver-side work (a reference check, labelling a problem's inputs) alongside the jobs."""
-        ...
-
-    def stop(self) -> None:
-        """Ctrl-C: drop what is queued and kill what runs; verdicts of killed runs are not to be kept."""
-        ...
-
-    def close(self) -> None:
-        """Wait for what was submitted, then release the workers."""
-        ...
-
-
-class LocalScheduler:
-    """Jobs on a pool of threads here, each running its program in the given sandbox."""
-
-    def __init__(self, sandbox: Sandbox, workers: int) -> None:
-        self.sandbox = sandbox
-        self.workers = workers
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="assay")
-
-    def submit(self, job: JudgeJob) -> Future[Verdict]:
-        return self._pool.submit(run_job, job, self.sandbox)
-
-    def call(self, fn: Callable[..., T], *args: Any) -> Future[T]:
-        return self._pool.submit(fn, *args)
-
-    def stop(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        close = getattr(self.sandbox, "close", None)
-        if close is not None:
-            close()
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=True)
-
-    def __enter__(self) -> LocalScheduler:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()  # as a thread pool's own exit: after stop(), what still runs has been killed

@@ -1,0 +1,157 @@
+"""Expected outputs: a case-tested problem's reference solution run in the sandbox on every input.
+
+The labels are computed once per problem (two workers never label the same problem twice) and
+cached on disk by everything that decides them, so a second run, or another language with the same
+inputs, reads them instead of running the reference again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.languages import plaindata
+from assay.languages import python as py
+from assay.oracles import NOT_NONE, expected_for
+from assay.problems import Benchmark, CaseTests, Problem
+from assay.sandbox.base import Sandbox, SandboxLimits
+
+if TYPE_CHECKING:
+    from assay.execution.executor import JudgeSettings
+
+
+def _digest(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+@dataclass
+class Expected:
+    """A problem's expected outputs, computed by running its reference solution in the sandbox."""
+
+    values: list[Any]
+    cpu: list[float]
+    invalid: list[int] = field(default_factory=list)  # cases left out: the reference failed or hit a limit
+    messages: list[str] = field(default_factory=list)
+    raised: int = 0  # of the invalid cases, those where the reference raised: a defect of the problem
+
+
+def _dump_value(value: Any) -> Any:
+    if isinstance(value, py.BigOutput):
+        return ["big", value.digest, value.size]
+    return ["v", plaindata.encode(value)]
+
+
+def _load_value(data: Any) -> Any:
+    if data[0] == "big":
+        return py.BigOutput(data[1], data[2])
+    return plaindata.decode(data[1])
+
+
+class Labeller:
+    """Labels case-tested problems' inputs by running their references (rule 3's first half)."""
+
+    def __init__(self, sandbox: Sandbox, benchmark: Benchmark, settings: JudgeSettings, cache_dir: Path | None, stopping: threading.Event) -> None:
+        self.sandbox = sandbox
+        self.benchmark = benchmark
+        self.settings = settings
+        self.cache_dir = cache_dir
+        self.stopping = stopping  # once set (Ctrl-C), nothing computed is written to the cache
+        self._expected: dict[str, Expected] = {}
+        self._lock = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+
+    def _problem_lock(self, pid: str) -> threading.Lock:
+        with self._lock:
+            return self._locks.setdefault(pid, threading.Lock())
+
+    def _expected_path(self, problem: Problem) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        reference = problem.tests.reference if isinstance(problem.tests, CaseTests) else None
+        if reference is not None and isinstance(problem.tests, CaseTests):
+            # Labels from a Python reference depend on it and the inputs alone: languages that keep the same inputs share them.
+            inputs = hashlib.sha256(repr([c.args for c in problem.tests.cases]).encode()).hexdigest()
+            key = _digest("labels", reference, inputs, problem.tests.oracle, py.driver_digest(), py.python_version())
+            return self.cache_dir / "expected" / f"{key}.json"
+        # The problem's own content is in the key: a local benchmark file can change under the same name.
+        tests = hashlib.sha256(repr(problem.tests).encode()).hexdigest()
+        key = _digest(self.benchmark.content_hash, problem.id, problem.prompt, problem.reference, reference, tests, py.driver_digest(), py.python_version())
+        return self.cache_dir / "expected" / f"{key}.json"
+
+    def expected(self, problem: Problem) -> Expected:
+        """Expected outputs for a case-tested problem (from the cache, or by running the reference)."""
+        if problem.id in self._expected:
+            return self._expected[problem.id]
+        with self._problem_lock(problem.id):
+            return self._expected_once(problem)
+
+    def _expected_once(self, problem: Problem) -> Expected:
+        if problem.id in self._expected:
+            return self._expected[problem.id]
+        assert isinstance(problem.tests, CaseTests)
+        path = self._expected_path(problem)
+        if path is not None and path.exists():
+            data = json.loads(path.read_text())
+            exp = Expected([_load_value(v) for v in data["values"]], data["cpu"], data["invalid"], data["messages"], data.get("raised", 0))
+        else:
+            exp = self._compute_expected(problem)
+            if path is not None and exp.messages[:1] != ["sandbox"] and not self.stopping.is_set():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".tmp{os.getpid()}")
+                values = [_dump_value(v) for v in exp.values]
+                tmp.write_text(json.dumps({"values": values, "cpu": exp.cpu, "invalid": exp.invalid, "messages": exp.messages, "raised": exp.raised}))
+                os.replace(tmp, path)
+        self._expected[problem.id] = exp
+        return exp
+
+    def _compute_expected(self, problem: Problem) -> Expected:
+        tests = problem.tests
+        assert isinstance(tests, CaseTests)
+        args = [c.args for c in tests.cases]
+        code, entry_point = tests.reference if tests.reference is not None else (problem.prompt + problem.reference, problem.entry_point)
+        per_case = 20.0
+        # Oracles need the real value; so does another language's harness (its output arrives in full).
+        big = None if tests.oracle or problem.language != "python" else py.BIG_OUTPUT
+        job = py.cases_job(code, entry_point, args, [per_case] * len(args), run_all=True, not_none=tests.oracle == NOT_NONE, big_output=big)
+        cpu_total = per_case * len(args) + 10
+        limits = SandboxLimits(
+            cpu_seconds=min(cpu_total, 1800.0),
+            wall_seconds=min(cpu_total, 1800.0) * 2 + 30,
+            memory_bytes=self.settings.memory_bytes,
+            processes=self.settings.processes,
+            output_bytes=self.settings.output_bytes,
+            channel_bytes=py.CASES_CHANNEL_BYTES,
+        )
+        run = py.run_driver(self.sandbox, job, limits)
+        values: list[Any] = []
+        cpu: list[float] = []
+        invalid: list[int] = []
+        messages: list[str] = []
+        raised = 0
+        for i in range(len(args)):
+            outcome = run.outcomes[i] if i < len(run.outcomes) else None
+            if outcome is not None and outcome[0] == "big":
+                values.append(py.BigOutput(outcome[1], outcome[2]))
+                cpu.append(float(outcome[-1]))
+                continue
+            if outcome is None or outcome[0] != "ok":
+                invalid.append(i)
+                values.append(None)
+                cpu.append(0.0)
+                if outcome is not None and outcome[0] in ("raise", "unplain"):
+                    raised += 1
+                if len(messages) < 5:
+                    why = "did not run" if outcome is None else f"{outcome[0]}: {outcome[1]}"
+                    messages.append(f"reference fails on input {i}: {why}")
+                continue
+            value = plaindata.decode(outcome[1])
+            values.append(expected_for(tests.oracle, value))
+            cpu.append(float(outcome[-1]))
+        if run.report is None and run.sandbox.error:
+            messages.insert(0, "sandbox")
+        return Expected(values, cpu, invalid, messages, raised)
