@@ -73,3 +73,46 @@ def test_local_models_use_their_own_chat_template() -> None:
     assert has_chat_template(_Tokenizer("x")) and not has_chat_template(_Tokenizer(None))
     assert chat_text(_Tokenizer(None), chat) == "write f\n"  # a base model: plain text
     assert chat_text(_Tokenizer("x"), Prompt(text="def f():\n")) == "def f():\n"
+
+
+def test_a_template_file_behaves_by_its_text_not_by_its_name(problem, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # Behaviour was keyed on the built-ins' names: a file named default-completion sent the bare prompt,
+    # ignoring its own text, and one named default-instruct was dropped for a problem's own instruction.
+    import dataclasses
+
+    path = tmp_path / "t.yaml"
+    path.write_text("style: completion\nname: default-completion\nuser: \"# Complete this.\\n{{ prompt }}\"\n")
+    assert load_template(path).render(problem) == Prompt(text="# Complete this.\n" + problem.prompt)
+    path.write_text("style: instruct\nname: default-instruct\nuser: 'Solve: {{ entry_point }}'\n")
+    suite_problem = dataclasses.replace(problem, prompt_is_instruction=True)
+    assert load_template(path).render(suite_problem) == Prompt(messages=(("user", "Solve: truncate_number"),))
+    assert INSTRUCT.render(suite_problem) == Prompt(messages=(("user", problem.prompt),))
+    assert COMPLETION.verbatim_prompt and INSTRUCT.own_instruction
+
+
+def test_runs_stored_before_the_template_flags_resume(tmp_path: Path) -> None:
+    import hashlib
+    import json
+
+    from assay.execution.sources import ModelSamples
+    from assay.models import get_model, parse_model_spec
+    from assay.models.base import GenerateConfig
+    from assay.store import RunStore
+
+    def old_sha(t):  # type: ignore[no-untyped-def]  # how the hash was made before the flags
+        return hashlib.sha256(json.dumps({"style": t.style, "user": t.user, "system": t.system, "name": t.name}, sort_keys=True).encode()).hexdigest()
+
+    assert COMPLETION.earlier_sha256() == old_sha(COMPLETION) != COMPLETION.to_json()["sha256"]
+    assert INSTRUCT.earlier_sha256() == old_sha(INSTRUCT)
+    path = tmp_path / "t.yaml"
+    path.write_text("style: completion\nname: default-completion\nuser: '{{ prompt }}'\n")
+    assert load_template(path).earlier_sha256() is None  # it sent the bare prompt before: another behaviour, not a resume
+    samples = tmp_path / "s.jsonl"
+    samples.write_text('{"task_id": "HumanEval/0", "completion": "    return 1\\n"}\n')
+    bench = load_benchmark("humaneval")
+    source = ModelSamples(get_model(parse_model_spec("openai/m"), base_url="http://127.0.0.1:9/v1"), COMPLETION, GenerateConfig())
+    store = RunStore(tmp_path / "run")
+    store.set_meta("generation_identity", {**source.identity(bench, {}), "template": old_sha(COMPLETION)})
+    assert store.claim(source.identity(bench, {}), earlier=source.earlier_identities(bench, {})) is False
+    assert store.identity() == source.identity(bench, {})
+    store.close()

@@ -22,19 +22,23 @@ class Status(StrEnum):
     SKIPPED = "skipped"  # the language cannot run here (no toolchain): not scored, never failed
 
 
+class Runner(StrEnum):
+    """How a test program is run (a str, so records and stored JSON keep the plain names)."""
+
+    CHECK = "check"  # HumanEval's `check(candidate)`, replayed on the trusted side (Python only)
+    SCRIPT = "script"  # MultiPL-E's shape: program = prompt + completion + tests, run by the language plugin
+    UNITS = "units"  # a hand-written benchmark's unit tests, compiled with a harness by the language plugin
+
+
 @dataclass(frozen=True)
 class ProgramTests:
-    """Tests given as a program in the problem's language.
-
-    runner "check": HumanEval's `check(candidate)`, replayed on the trusted side (Python only).
-    runner "script": MultiPL-E's shape, program = prompt + completion + tests, run by the language plugin.
-    runner "units": a hand-written benchmark's unit tests, compiled with a harness by the language plugin.
+    """Tests given as a program in the problem's language, run as `runner` says.
     `why` says why a benchmark's tests are judged as a program where cases were expected ("program-judged").
     """
 
     code: str
     kind: Literal["program"] = "program"
-    runner: str = "check"
+    runner: Runner = Runner.CHECK
     why: str = ""
 
 

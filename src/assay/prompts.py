@@ -40,12 +40,19 @@ class TemplateError(ValueError):
 
 @dataclass(frozen=True)
 class PromptTemplate:
-    """How a problem becomes a prompt. `user` and `system` are jinja2 templates over the problem's fields."""
+    """How a problem becomes a prompt. `user` and `system` are jinja2 templates over the problem's fields.
+
+    Two flags give the built-in templates their behaviour (a template file sets neither):
+    `verbatim_prompt`: in completion style, the problem's prompt is sent exactly as it is, not rendered
+    (a prompt's own `{{` stays); `own_instruction`: in instruct style, a problem that carries its own
+    instruction (hand-written suites) is sent as it is, without the template's wrapper."""
 
     style: str = "instruct"
     user: str = DEFAULT_INSTRUCT_USER
     system: str | None = None
     name: str = "default-instruct"
+    verbatim_prompt: bool = False
+    own_instruction: bool = False
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
@@ -55,9 +62,9 @@ class PromptTemplate:
     def render(self, problem: Problem) -> Prompt:
         """The prompt for one problem."""
         if self.style == "completion":
-            return Prompt(text=_render(self.user, problem) if self.name != "default-completion" else problem.prompt)
+            return Prompt(text=problem.prompt if self.verbatim_prompt else _render(self.user, problem))
         messages: list[tuple[str, str]] = []
-        if self.name == "default-instruct" and problem.prompt_is_instruction:
+        if self.own_instruction and problem.prompt_is_instruction:
             return Prompt(messages=(("user", problem.prompt),))  # hand-written suites carry their own instruction
         if self.system:
             messages.append(("system", _render(self.system, problem)))
@@ -65,14 +72,24 @@ class PromptTemplate:
         return Prompt(messages=tuple(messages))
 
     def to_json(self) -> dict[str, Any]:
-        """The template as recorded with a run, with its hash."""
+        """The template as recorded with a run, with its hash (of every field, the flags included)."""
         data = asdict(self)
         data["sha256"] = hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()
         return data
 
+    def earlier_sha256(self) -> str | None:
+        """The hash runs stored before the flags existed gave this template, where it behaved the same then:
+        the flags were the built-ins' names (`default-completion` sent the prompt verbatim, `default-instruct`
+        alone deferred to a problem's own instruction). None where no earlier Assay had this behaviour."""
+        was = {"verbatim_prompt": self.name == "default-completion", "own_instruction": self.name == "default-instruct"}
+        if self.verbatim_prompt != was["verbatim_prompt"] or (self.style == "instruct" and self.own_instruction != was["own_instruction"]):
+            return None
+        fields = {k: v for k, v in asdict(self).items() if k not in was}
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
-COMPLETION = PromptTemplate(style="completion", user="{{ prompt }}", name="default-completion")
-INSTRUCT = PromptTemplate()
+
+COMPLETION = PromptTemplate(style="completion", user="{{ prompt }}", name="default-completion", verbatim_prompt=True)
+INSTRUCT = PromptTemplate(own_instruction=True)
 
 
 def _render(template: str, problem: Problem) -> str:

@@ -130,12 +130,13 @@ class RunStore(VerdictCache):
         found: dict[str, Any] | None = self.meta("identity")
         return found if found is not None else self.meta("generation_identity")
 
-    def claim(self, identity: dict[str, Any]) -> bool:
-        """Bind this directory to one run identity; False if it already was (a resume)."""
+    def claim(self, identity: dict[str, Any], earlier: list[dict[str, Any]] | None = None) -> bool:
+        """Bind this directory to one run identity; False if it already was (a resume). `earlier`: what
+        older Assays recorded for the same run; such a directory resumes, and is bound to the identity."""
         existing = self.identity()
-        if existing is None:
+        if existing is None or (existing != identity and existing in (earlier or [])):
             self.set_meta("identity", identity)
-            return True
+            return existing is None
         if existing != identity:
             diff = sorted(k for k in set(existing) | set(identity) if existing.get(k) != identity.get(k))
             raise RunStoreError(

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from assay.benchmarks._fetch import DataUnavailable
-from assay.problems import Benchmark, Problem, ProgramTests
+from assay.problems import Benchmark, Problem, ProgramTests, Runner
 
 REQUIRED = ("problem.yaml", "task.md", "signature", "reference", "tests")
 
@@ -105,7 +105,7 @@ def _problem(folder: Path, bench: str, language: str, ext: str, meta: dict[str, 
         prompt="\n".join(parts),
         entry_point=str(entry_point),
         reference=text(f"reference{ext}"),
-        tests=ProgramTests(code=tests, runner="units"),
+        tests=ProgramTests(code=tests, runner=Runner.UNITS),
         context=context,
         tags=tuple(tags),
         reference_is_program=True,

@@ -18,7 +18,7 @@ from typing import Any
 from assay import values
 from assay.benchmarks._fetch import DataUnavailable, sha256_file
 from assay.languages import UnknownLanguage, get_language
-from assay.problems import Benchmark, Case, CaseTests, Problem, ProgramTests
+from assay.problems import Benchmark, Case, CaseTests, Problem, ProgramTests, Runner
 from assay.values import Signature, UnsupportedType, signature_of
 
 HF_DATASET = "nuprl/MultiPL-E"
@@ -112,7 +112,7 @@ def load_multipl_e(source: str, lang: str, *, path: Path | None = None, data_dir
 def _problem(row: dict[str, Any], lang: str, original: dict[str, Any] | None) -> Problem:
     language = languages().get(lang, lang)
     entry_point = entry_point_of(row["name"], row["prompt"], row.get("tests"))
-    program = ProgramTests(code=row["tests"], runner="script")
+    program = ProgramTests(code=row["tests"], runner=Runner.SCRIPT)
     tests: ProgramTests | CaseTests = program
     try:
         tests = multipl_e_cases(row, language, entry_point, original)
@@ -184,7 +184,7 @@ def multipl_e_cases(row: dict[str, Any], language: str, entry_point: str, origin
         raise NotCases(f"an expected value does not fit the declared result type ({exc})") from None
     cases = tuple(Case(args, "base", expected, call, hint) for (args, expected), (call, hint) in zip(py_cases, calls, strict=True))
     return CaseTests(cases=cases, signature=dataclasses.replace(signature, name=entry_point), rule="exact",
-                     program=ProgramTests(code=row["tests"], runner="script"))
+                     program=ProgramTests(code=row["tests"], runner=Runner.SCRIPT))
 
 
 def _python_originals(source: str, lang: str, rows: list[dict[str, Any]], file: Path | None, data_dir: Path | None,

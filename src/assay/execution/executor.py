@@ -27,7 +27,7 @@ from assay.languages import UnknownLanguage, get_language, toolchain_version
 from assay.languages import python as py
 from assay.languages.base import Language, PhaseLimits, Unrepresentable, judging_digest
 from assay.oracles import suite_atols
-from assay.problems import NO_EXPECTED, Benchmark, CaseTests, Problem, ProgramTests, Status, TestDetail, Verdict
+from assay.problems import NO_EXPECTED, Benchmark, CaseTests, Problem, ProgramTests, Runner, Status, TestDetail, Verdict
 from assay.samples import Sample
 from assay.sandbox.base import Sandbox, SandboxLimits
 from assay.store import RunStore, VerdictCache
@@ -123,7 +123,7 @@ class Executor:
 
     def _toolchain(self, problem: Problem) -> tuple[str, ...]:
         """The language toolchain's version and the harness code, where a language plugin decides verdicts too."""
-        if problem.language == "python" and not (isinstance(problem.tests, ProgramTests) and problem.tests.runner != "check"):
+        if problem.language == "python" and not (isinstance(problem.tests, ProgramTests) and problem.tests.runner != Runner.CHECK):
             return ()
         return (problem.language, toolchain_version(problem.language), judging_digest(problem.language))
 
@@ -174,7 +174,7 @@ class Executor:
     def plan(self, problem: Problem) -> tuple[Problem, Plan]:
         """How a problem's programs are judged: which path, the expected outputs, and the limits."""
         s = self.settings
-        if isinstance(problem.tests, ProgramTests) and problem.tests.runner != "check":
+        if isinstance(problem.tests, ProgramTests) and problem.tests.runner != Runner.CHECK:
             return self.language_program_plan(problem)
         if isinstance(problem.tests, ProgramTests):
             timeout = self.program_timeout(problem)

@@ -84,7 +84,7 @@ def run(
     store = RunStore(run_dir)
     try:
         judge = {"settings": asdict(settings), "sandbox": sandbox.name} if sandbox is not None else {}
-        store.claim(source.identity(benchmark, judge))
+        store.claim(source.identity(benchmark, judge), earlier=source.earlier_identities(benchmark, judge))
         record = RunRecord(assay=assay_info(), benchmark=benchmark_info(benchmark), ks=ks, **source.record())
         executor: Executor | None = None
         if sandbox is not None:

@@ -41,6 +41,10 @@ class SampleSource(Protocol):
         """What makes two runs of this source the same run (judge: the settings and sandbox, where they count)."""
         ...
 
+    def earlier_identities(self, benchmark: Benchmark, judge: dict[str, Any]) -> list[dict[str, Any]]:
+        """What older Assays recorded as this run's identity (their run directories resume)."""
+        ...
+
     def record(self) -> dict[str, Any]:
         """This source's fields of the run record (`provenance.RunRecord`)."""
         ...
@@ -98,6 +102,9 @@ class SamplesFile:
 
     def identity(self, benchmark: Benchmark, judge: dict[str, Any]) -> dict[str, Any]:
         return {"benchmark": benchmark.name, "benchmark_hash": benchmark.content_hash, "samples": hash_samples(self.samples), **judge}
+
+    def earlier_identities(self, benchmark: Benchmark, judge: dict[str, Any]) -> list[dict[str, Any]]:
+        return []
 
     def record(self) -> dict[str, Any]:
         return {"samples": SamplesInfo(path=str(self.path), sha256=samples_digest(self.path), n=self.n_rows)}
@@ -181,6 +188,10 @@ class ModelSamples:
 
     def identity(self, benchmark: Benchmark, judge: dict[str, Any]) -> dict[str, Any]:
         return generation_identity(benchmark, self.model, self.template, self.config)
+
+    def earlier_identities(self, benchmark: Benchmark, judge: dict[str, Any]) -> list[dict[str, Any]]:
+        earlier = self.template.earlier_sha256()  # runs stored before the templates' flags had this hash
+        return [{**self.identity(benchmark, judge), "template": earlier}] if earlier is not None else []
 
     def record(self) -> dict[str, Any]:
         return {"model": self.model.describe(), "prompt_template": self.template.to_json(),

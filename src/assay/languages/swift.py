@@ -29,7 +29,7 @@ from assay.languages import swift_cases, swift_units
 from assay.languages.base import ASSERT_EXIT, BraceLanguage, PhaseLimits, Toolchain, ToolchainMissing, build_failure, run_failure
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
-from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict, test_program
+from assay.problems import CaseTests, Problem, Runner, Status, TestDetail, Verdict, test_program
 from assay.sandbox._limits import find_tool
 from assay.sandbox.base import Sandbox, SandboxResult
 from assay.values import Signature, Type
@@ -146,14 +146,14 @@ class Swift(BraceLanguage):
     def files(self, problem: Problem, code: str, marker: str) -> dict[str, bytes]:
         """MultiPL-E: one main.swift. Unit-test suites: prelude + context + solution + tests + a generated main
         (whose report needs the run's tokens on stdin: `judge` gives them)."""
-        if test_program(problem).runner != "units":
+        if test_program(problem).runner != Runner.UNITS:
             return super().files(problem, code, marker)
         return self.unit_run(problem, code).files
 
     def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: PhaseLimits | None = None) -> Verdict:
         """Unit-test suites are judged from the tokens each passing test reports (assay.languages.swift_units);
         everything else as the base class judges it."""
-        if isinstance(problem.tests, CaseTests) or test_program(problem).runner != "units":
+        if isinstance(problem.tests, CaseTests) or test_program(problem).runner != Runner.UNITS:
             return super().judge(sandbox, problem, code, limits)
         limits = limits or self.limits
         try:
@@ -175,7 +175,7 @@ class Swift(BraceLanguage):
         case programs link the harness module where there is one."""
         if isinstance(problem.tests, CaseTests) and Swift.has_support("ASSAY_SWIFT_HARNESS"):
             return _COPY_CACHE + "{swiftc} -Onone -module-cache-path " + MODULE_CACHE + " $ASSAY_SWIFT_HARNESS -o main main.swift"
-        if test_program(problem).runner != "units":
+        if test_program(problem).runner != Runner.UNITS:
             return self.build
         flags = " ".join(shlex.quote(f) for f in problem.compile_flags)
         sources = "prelude.swift " + ("context.swift " if problem.context.strip() else "") + "solution.swift tests.swift main.swift"
