@@ -107,6 +107,9 @@ class Problem:
     reference_is_program: bool = False  # the reference is a whole program, not a completion of the prompt (hand-written suites)
     prompt_is_instruction: bool = False  # the prompt is a task in prose for a chat model, not code to continue
     compile_flags: tuple[str, ...] = ()  # passed to the compiler of every program of this problem (a suite's benchmark.yaml)
+    # Preconditions on the inputs (EvalPlus's `$_CONTRACT_$` asserts, indented as the reference's body): a
+    # generated input the reference with these in front of its body rejects is not a valid test.
+    contract: str = ""
     # What the benchmark says about the problem besides (a title, its signature, counts of restored inputs, its
     # wrong solutions for self-checks): shown and tested, never read to decide how a problem runs.
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)

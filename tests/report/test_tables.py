@@ -285,7 +285,7 @@ def test_compare_refuses_different_benchmarks_and_problem_sets(tmp_path: Path) -
     c = write_run(tmp_path / "c", {"p": [True]}, config("other", model="m3"))
     with pytest.raises(ReportError, match=r"different benchmarks: .* is toy, .* is other"):
         compare_run_dirs(a, c)
-    with pytest.raises(ReportError, match=r"different problems \(.* has 2 problems, .* 1, 1 shared\); compare on the shared ones"):
+    with pytest.raises(ReportError, match=r"different problems \(.* has 2 problems, .* 1, 1 shared\); compare on the shared ones with --common-problems"):
         compare_run_dirs(a, b)
     comparison, _ = compare_run_dirs(a, b, common_only=True)
     assert comparison.paired.n_problems == 1 and [(d.task_id, d.rate_a, d.rate_b) for d in comparison.differing] == [("p", 1.0, 0.0)]

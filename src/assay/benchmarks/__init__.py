@@ -43,7 +43,11 @@ def benchmark_names() -> list[str]:
 
 def load_benchmark(name: str, *, data_dir: Path | None = None, cache_dir: Path | None = None, path: Path | None = None) -> Benchmark:
     """Load a benchmark by its registered name."""
-    if name not in REGISTRY and Path(name).is_dir():  # a directory of hand-written problems
+    if name not in REGISTRY and Path(name).is_dir():  # a directory: made by `assay augment`, or of hand-written problems
+        from assay.augment.suite import is_augmented, load_augmented
+
+        if is_augmented(Path(name)):
+            return load_augmented(Path(name), data_dir=data_dir, cache_dir=cache_dir)
         from assay.benchmarks.directory import load_directory
 
         return load_directory(Path(name))

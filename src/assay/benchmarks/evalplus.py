@@ -320,5 +320,6 @@ def _problem(
         entry_point=record["entry_point"],
         reference=record["canonical_solution"],
         tests=CaseTests(cases=cases, atol=float(record["atol"]), oracle=oracle),
+        contract=record.get("contract") or "",
         extra=extra,
     )

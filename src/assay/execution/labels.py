@@ -38,6 +38,7 @@ class Expected:
     invalid: list[int] = field(default_factory=list)  # cases left out: the reference failed or hit a limit
     messages: list[str] = field(default_factory=list)
     raised: int = 0  # of the invalid cases, those where the reference raised: a defect of the problem
+    failures: dict[int, str] = field(default_factory=dict)  # invalid case -> how the reference failed ("raise", "timeout", ...); not cached
 
 
 def _dump_value(value: Any) -> Any:
@@ -55,8 +56,10 @@ def _load_value(data: Any) -> Any:
 class Labeller:
     """Labels case-tested problems' inputs by running their references (rule 3's first half)."""
 
-    def __init__(self, sandbox: Sandbox, benchmark: Benchmark, settings: JudgeSettings, cache_dir: Path | None, stopping: threading.Event) -> None:
+    def __init__(self, sandbox: Sandbox, benchmark: Benchmark, settings: JudgeSettings, cache_dir: Path | None, stopping: threading.Event,
+                 per_case: float = 20.0) -> None:
         self.sandbox = sandbox
+        self.per_case = per_case  # CPU seconds the reference may take on one input
         self.benchmark = benchmark
         self.settings = settings
         self.cache_dir = cache_dir
@@ -114,7 +117,7 @@ class Labeller:
         assert isinstance(tests, CaseTests)
         args = [c.args for c in tests.cases]
         code, entry_point = tests.reference if tests.reference is not None else (problem.prompt + problem.reference, problem.entry_point)
-        per_case = 20.0
+        per_case = self.per_case
         # Oracles need the real value; so does another language's harness (its output arrives in full).
         big = None if tests.oracle or problem.language != "python" else py.BIG_OUTPUT
         job = py.cases_job(code, entry_point, args, [per_case] * len(args), run_all=True, not_none=tests.oracle == NOT_NONE, big_output=big)
@@ -133,6 +136,7 @@ class Labeller:
         invalid: list[int] = []
         messages: list[str] = []
         raised = 0
+        failures: dict[int, str] = {}
         for i in range(len(args)):
             outcome = run.outcomes[i] if i < len(run.outcomes) else None
             if outcome is not None and outcome[0] == "big":
@@ -143,6 +147,7 @@ class Labeller:
                 invalid.append(i)
                 values.append(None)
                 cpu.append(0.0)
+                failures[i] = "did not run" if outcome is None else str(outcome[0])
                 if outcome is not None and outcome[0] in ("raise", "unplain"):
                     raised += 1
                 if len(messages) < 5:
@@ -154,4 +159,4 @@ class Labeller:
             cpu.append(float(outcome[-1]))
         if run.report is None and run.sandbox.error:
             messages.insert(0, "sandbox")
-        return Expected(values, cpu, invalid, messages, raised)
+        return Expected(values, cpu, invalid, messages, raised, failures)

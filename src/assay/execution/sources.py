@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from assay.benchmarks._fetch import sha256_file
 from assay.generation import GenerationStats, Generator, Traffic, load_prices
-from assay.models.base import GenerateConfig, ModelAPI
+from assay.models.base import GenerateConfig, ModelAPI, RecordedSamples
 from assay.problems import Benchmark
 from assay.prompts import PromptTemplate
 from assay.provenance import SamplesInfo
@@ -198,7 +198,10 @@ class ModelSamples:
                 "sampling": self.config.effective().to_json(), "traffic": asdict(self.traffic)}
 
     def problems(self, benchmark: Benchmark) -> list[str]:
-        return list(self.task_ids) if self.task_ids is not None else list(benchmark.problems)
+        ids = list(self.task_ids) if self.task_ids is not None else list(benchmark.problems)
+        if isinstance(self.model, RecordedSamples):  # a replay covers the problems its file has samples of
+            ids = [pid for pid in ids if self.model.count(pid) > 0]
+        return ids
 
     def start(self, benchmark: Benchmark, store: RunStore, key: Key | None, progress: Progress) -> Iterator[Sample]:
         samples_q: queue.Queue[Any] = queue.Queue()

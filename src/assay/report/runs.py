@@ -260,7 +260,7 @@ def load_run(
     if unfinished:
         what = "; ".join(unfinished)
         if not allow_unfinished:
-            raise ReportError(f"{run_dir} is unfinished ({what}); resume it with the same command, or allow unfinished runs")
+            raise ReportError(f"{run_dir} is unfinished ({what}); resume it with the same command, or pass --allow-unfinished")
         notes.append(f"unfinished run: {what}; scores cover what was judged")
     if failed_generations:
         notes.append(f"{failed_generations} samples could not be generated; their problems have fewer samples")

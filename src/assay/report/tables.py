@@ -546,7 +546,7 @@ def compare_runs(
         if not shared:
             raise ReportError(f"the runs share no problem ({what}); nothing to compare")
         if not common_only:
-            raise ReportError(f"the runs cover different problems ({what}); compare on the shared ones with the common-problems option")
+            raise ReportError(f"the runs cover different problems ({what}); compare on the shared ones with --common-problems")
         notes.append(f"compared on the {len(shared)} shared problems only ({what})")
         fa, fb = {t: v for t, v in fa.items() if t in shared}, {t: v for t, v in fb.items() if t in shared}
     if a.benchmark.content_hash != b.benchmark.content_hash:

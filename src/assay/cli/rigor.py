@@ -1,0 +1,106 @@
+"""`assay augment`: make a benchmark's tests rigorous (more inputs, labelled by the reference)."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from assay.cli.common import _sandbox_for, app, console, default_cache_dir, err, fail, selected_ids
+
+
+def parse_seconds(text: str | None) -> float | None:
+    """"120", "120s", "2m", "1h" -> seconds; None stays None."""
+    if text is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text)
+    if not match or float(match.group(1)) <= 0:
+        fail(f"--budget {text}: give a positive time such as 120s, 10m or 1h")
+    assert match is not None
+    return float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[match.group(2)]
+
+
+@app.command()
+def augment(
+    benchmark: Annotated[str, typer.Argument(help="A benchmark with a Python reference: humaneval, humaneval-plus, mbpp-plus, "
+                                                  "multipl-e/<humaneval|mbpp>-<lang>, humaneval-plus/<lang>, ...")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write the augmented benchmark to (then: assay evaluate DIR).")],
+    per_problem: Annotated[int, typer.Option("--per-problem", min=0, help="New inputs to generate per problem (before invalid ones are dropped).")] = 500,
+    budget: Annotated[str | None, typer.Option("--budget", help="Time for the whole run (120s, 10m, 1h); problems reached after it get no new inputs.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed gives the same inputs.")] = 0,
+    name: Annotated[str | None, typer.Option("--name", help="The augmented benchmark's name (default <benchmark>-aug).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")] = None,
+    task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids (default: all).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Problems labelled at once (default: number of cores).")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads.")] = None,
+    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run the reference as a plain process (NOT isolated).")] = False,
+) -> None:
+    """Generate many more test inputs by type-aware mutation of each problem's own, keep those the
+    reference answers (twice, the same), and write a benchmark directory `assay evaluate` loads."""
+    import os
+
+    from assay.augment.generate import Budget, CannotAugment, labelling_problems
+    from assay.augment.generate import augment as run_augment
+    from assay.augment.suite import write_suite
+    from assay.benchmarks import UnknownBenchmark, load_benchmark
+    from assay.benchmarks._fetch import DataUnavailable
+    from assay.benchmarks.directory import BenchmarkFormatError
+
+    seconds = parse_seconds(budget)
+    cache = cache_dir or default_cache_dir()
+    try:
+        bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache)
+        ids = set(selected_ids(bench, limit, task_ids))
+        labelling, types, skipped = labelling_problems(bench, data_dir=data_dir, cache_dir=cache)
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError, CannotAugment) as exc:
+        fail(str(exc))
+    labelling = {pid: p for pid, p in labelling.items() if pid in ids}
+    if not labelling:
+        fail(f"nothing to augment in {bench.name}: " + (next(iter(skipped.values())) if skipped else "no problem selected"))
+    sandbox = _sandbox_for(bench, allow_weak_sandbox)
+    started = time.monotonic()
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == total or now - last[0] > 5:
+            last[0] = now
+            err.print(f"[assay] augmented: {done}/{total}", markup=False, highlight=False)
+
+    try:
+        results = run_augment(bench, labelling, sandbox, Budget(per_problem, seconds, seed), types, workers=workers or os.cpu_count() or 1,
+                              progress=progress)
+    except KeyboardInterrupt:
+        err.print("[bold red]interrupted:[/] nothing was written; run the command again", highlight=False)
+        raise typer.Exit(130) from None
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    elapsed = time.monotonic() - started
+    target = write_suite(out, name or f"{bench.name.replace('/', '-')}-aug", bench, results, Budget(per_problem, seconds, seed), elapsed)
+    table = Table(title=f"{bench.name} augmented: {len(results)} problems, {elapsed:.1f} s")
+    for column in ("", "seeds", "generated", "kept", "dropped"):
+        table.add_column(column, justify="right" if column else "left")
+    dropped: dict[str, int] = {}
+    for r in results:
+        for why, n in r.dropped.items():
+            dropped[why] = dropped.get(why, 0) + n
+    total_seeds, total_new, total_kept = sum(r.seeds for r in results), sum(r.generated for r in results), sum(r.kept for r in results)
+    table.add_row("total", str(total_seeds), str(total_new), str(total_kept), str(total_new - total_kept))
+    table.add_row("per problem", f"{total_seeds / len(results):.1f}", f"{total_new / len(results):.1f}", f"{total_kept / len(results):.1f}",
+                  f"{(total_new - total_kept) / len(results):.1f}")
+    console.print(table)
+    for why, n in sorted(dropped.items(), key=lambda kv: -kv[1]):
+        console.print(f"dropped {n}: {escape(why)}")
+    for why in list(skipped.values())[:5]:
+        err.print(f"[yellow]not augmented[/] {escape(why)}")
+    if len(skipped) > 5:
+        err.print(f"[yellow]not augmented[/] ... and {len(skipped) - 5} more problems")
+    console.print(f"augmented benchmark: {target} (assay evaluate {target} --samples ...)")
