@@ -104,3 +104,89 @@ def augment(
     if len(skipped) > 5:
         err.print(f"[yellow]not augmented[/] ... and {len(skipped) - 5} more problems")
     console.print(f"augmented benchmark: {target} (assay evaluate {target} --samples ...)")
+
+
+@app.command()
+def strength(
+    suites: Annotated[list[str], typer.Argument(help="Suites to measure side by side: humaneval, humaneval-plus, an augmented directory, "
+                                                     "multipl-e/humaneval-swift, humaneval-plus/swift, ...")],
+    max_mutants: Annotated[int, typer.Option("--max-mutants", min=1, help="Mutants per problem (a fixed random choice; the same for every suite).")] = 20,
+    seed: Annotated[int, typer.Option("--seed", help="Which mutants are chosen when a problem has more.")] = 0,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems (the first suite's order).")] = None,
+    task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated Python task ids (HumanEval/0, Mbpp/2, ...).")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the scores per suite and per problem here.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
+    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run mutants as plain processes (NOT isolated).")] = False,
+) -> None:
+    """Mutation score of test suites, side by side: the share of the reference's mutants each suite kills."""
+    import contextlib
+    import json
+
+    from assay.augment.generate import _python_family
+    from assay.augment.strength import measure, python_view
+    from assay.benchmarks import UnknownBenchmark, load_benchmark
+    from assay.benchmarks._fetch import DataUnavailable
+    from assay.benchmarks.directory import BenchmarkFormatError
+    from assay.problems import Benchmark, Problem
+
+    cache = cache_dir or default_cache_dir()
+    views: dict[str, dict[str, Problem]] = {}
+    originals: dict[str, Benchmark] = {}
+    loaded: list[Benchmark] = []
+    try:
+        for name in suites:
+            bench = load_benchmark(name, data_dir=data_dir, cache_dir=cache)
+            family = _python_family(bench.name) or ("humaneval" if bench.name.startswith("humaneval") else "mbpp" if bench.name.startswith("mbpp") else "")
+            if family and family not in originals:
+                with contextlib.suppress(DataUnavailable):
+                    originals[family] = load_benchmark(f"{family}-plus", data_dir=data_dir, cache_dir=cache)
+            if any(p.language != "python" for p in bench.problems.values()) and family not in originals:
+                fail(f"{bench.name}: measuring a translation needs its Python original (HumanEval+ or MBPP+ data); none was found")
+            views[bench.name] = python_view(bench, originals.get(family), family)
+            loaded.append(bench)
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
+        fail(str(exc))
+    first = next(iter(views.values()))
+    ids = list(first)
+    if task_ids:
+        ids = [t.strip() for t in task_ids.split(",") if t.strip() in first]
+    ids = ids[:limit] if limit else ids
+    if not ids:
+        fail("no problem to measure: --task-ids names none of the first suite's problems (give Python ids such as HumanEval/0)")
+    # The mutants are of EvalPlus's corrected reference where there is one, else of the first suite's.
+    references: dict[str, Problem] = {}
+    for pid in ids:
+        for bench in originals.values():
+            if pid in bench.problems:
+                references[pid] = bench.problems[pid]
+                break
+        else:
+            references[pid] = first[pid]
+    selected = {name: {pid: p for pid, p in view.items() if pid in references} for name, view in views.items()}
+    sandbox = _sandbox_for(loaded[0], allow_weak_sandbox)
+    started = time.monotonic()
+    try:
+        result = measure(selected, references, sandbox, max_mutants=max_mutants, seed=seed, workers=workers, cache_dir=cache)
+    except KeyboardInterrupt:
+        err.print("[bold red]interrupted:[/] nothing was written; verdicts judged so far are cached, so the same command goes faster", highlight=False)
+        raise typer.Exit(130) from None
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    elapsed = time.monotonic() - started
+    table = Table(title=f"mutation score: {sum(result.mutants.values())} mutants of {len(references)} references, {elapsed:.1f} s")
+    for column in ("suite", "problems", "mutants", "killed", "score", "without possibly equivalent"):
+        table.add_column(column, justify="left" if column == "suite" else "right")
+    for s in result.suites:
+        table.add_row(escape(s.suite), str(len(s.per_problem)), str(s.mutants), str(s.killed), f"{s.score():.3f}", f"{s.score(result.equivalent):.3f}")
+    console.print(table)
+    console.print(f"possibly equivalent (no suite kills them): {sum(len(v) for v in result.equivalent.values())}")
+    if json_out:
+        data = result.to_json()
+        data["seconds"] = round(elapsed, 1)
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(data, indent=2))
+        console.print(f"scores: {json_out}")
