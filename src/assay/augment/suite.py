@@ -38,8 +38,9 @@ def is_augmented(path: Path) -> bool:
     return (path / PROVENANCE).is_file()
 
 
-def write_suite(out: Path, name: str, source: Benchmark, results: list[Augmented], budget: Budget, seconds: float) -> Path:
-    """Write the augmented benchmark to `out` (created; files there of the same names are replaced)."""
+def write_suite(out: Path, name: str, source: Benchmark, results: list[Augmented], budget: Budget, seconds: float,
+                extra: dict[str, Any] | None = None) -> Path:
+    """Write the augmented (or reduced: `extra` says how) benchmark to `out` (created; files there of the same names are replaced)."""
     out.mkdir(parents=True, exist_ok=True)
     lines = []
     for result in results:
@@ -62,6 +63,7 @@ def write_suite(out: Path, name: str, source: Benchmark, results: list[Augmented
                    "kept": sum(r.kept for r in results)},
         "problems": {r.problem.id: {"seeds": r.seeds, "generated": r.generated, "kept": r.kept, "dropped": r.dropped,
                                     "seconds": round(r.seconds, 2)} for r in results},
+        **(extra or {}),
     }
     (out / PROVENANCE).write_text(json.dumps(provenance, indent=2) + "\n")
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from pathlib import Path
@@ -190,3 +191,98 @@ def strength(
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(data, indent=2))
         console.print(f"scores: {json_out}")
+
+
+@app.command()
+def reduce(
+    benchmark: Annotated[str, typer.Argument(help="A case-tested Python suite: humaneval-plus, mbpp-plus, or an augmented directory.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write the reduced benchmark to (then: assay evaluate DIR).")],
+    runs: Annotated[list[Path] | None, typer.Option("--runs", help="Run directories whose failing samples the reduced suite must still catch (repeatable).")] = None,
+    max_mutants: Annotated[int, typer.Option("--max-mutants", min=0, help="Mutants of the reference per problem the reduced suite must still kill.")] = 20,
+    seed: Annotated[int, typer.Option("--seed", help="Which mutants are chosen when a problem has more.")] = 0,
+    name: Annotated[str | None, typer.Option("--name", help="The reduced benchmark's name (default <benchmark>-mini).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")] = None,
+    task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids (default: all).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Problems reduced at once (default: number of cores).")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads and expected outputs.")] = None,
+    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run programs as plain processes (NOT isolated).")] = False,
+) -> None:
+    """Shrink a suite by set cover over reference coverage, mutants killed and wrong samples caught; report
+    the size and, leaving one run out at a time, the pass@1 the reduced suite gives against the full one."""
+    import os
+    import statistics
+
+    from assay.augment.generate import Augmented, Budget
+    from assay.augment.reduce import ProblemReduction, pass_at_1, run_programs
+    from assay.augment.reduce import reduce as run_reduce
+    from assay.augment.suite import write_suite
+    from assay.benchmarks import UnknownBenchmark, load_benchmark
+    from assay.benchmarks._fetch import DataUnavailable
+    from assay.benchmarks.directory import BenchmarkFormatError
+    from assay.execution import Executor
+    from assay.problems import Benchmark, CaseTests
+    from assay.store import RunStoreError
+
+    cache = cache_dir or default_cache_dir()
+    try:
+        bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache)
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
+        fail(str(exc))
+    if any(p.language != "python" or not isinstance(p.tests, CaseTests) for p in bench.problems.values()):
+        fail(f"{bench.name}: reduce takes a case-tested Python suite (humaneval-plus, mbpp-plus, an augmented directory); "
+             "its problems are not all Python cases")
+    ids = set(selected_ids(bench, limit, task_ids))
+    chosen = Benchmark(bench.name, bench.version, bench.content_hash, bench.source, {p: q for p, q in bench.problems.items() if p in ids})
+    for run_dir in runs or []:
+        if not (run_dir / "run.sqlite").is_file():
+            fail(f"--runs {run_dir}: not a run directory (no run.sqlite)")
+    try:
+        programs = run_programs(runs or [], chosen)
+    except RunStoreError as exc:
+        fail(str(exc))
+    sandbox = _sandbox_for(chosen, allow_weak_sandbox)
+    started = time.monotonic()
+    try:
+        executor = Executor(sandbox, chosen, cache_dir=cache)
+        results = run_reduce(chosen, executor, programs, max_mutants=max_mutants, seed=seed, workers=workers or os.cpu_count() or 1)
+    except KeyboardInterrupt:
+        err.print("[bold red]interrupted:[/] nothing was written; run the command again", highlight=False)
+        raise typer.Exit(130) from None
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    elapsed = time.monotonic() - started
+    reduced = []
+    for r in results:
+        tests = r.problem.tests
+        assert isinstance(tests, CaseTests)
+        keep = sorted(r.chosen()) or [0]
+        cases = tuple(tests.cases[r.kept[j]] for j in keep if j < len(r.kept))
+        reduced.append(Augmented(dataclasses.replace(r.problem, tests=dataclasses.replace(tests, cases=cases)), seeds=len(r.kept), generated=0))
+    before = [len(r.kept) for r in results]
+    after = [len(a.problem.tests.cases) for a in reduced]  # type: ignore[union-attr]
+    leave_one_out: dict[str, dict[str, float]] = {}
+    for run in programs:
+        def without(r: ProblemReduction, run: str = run) -> set[int]:
+            return r.chosen(without=run)
+
+        leave_one_out[run] = {"full": pass_at_1(results, run, lambda r: None), "reduced": pass_at_1(results, run, without)}
+    extra = {"reduction": {"from": bench.name, "cases_before": sum(before), "cases_after": sum(after),
+                           "by_kind": {kind: sum(len(r.by_kind.get(kind, ())) for r in results) for kind in ("coverage", "mutants", "samples")},
+                           "leave_one_run_out_pass_at_1": leave_one_out,
+                           "per_problem": {r.problem.id: {"before": len(r.kept), "after": a_n, **{k: len(v) for k, v in r.by_kind.items()}}
+                                           for r, a_n in zip(results, after, strict=True)}}}
+    target = write_suite(out, name or f"{bench.name.replace('/', '-')}-mini", bench, reduced, Budget(per_problem=0, seed=seed), elapsed, extra=extra)
+    table = Table(title=f"{bench.name} reduced: {len(results)} problems, {elapsed:.1f} s")
+    for column in ("", "full", "reduced"):
+        table.add_column(column, justify="right" if column else "left")
+    table.add_row("cases", str(sum(before)), str(sum(after)))
+    table.add_row("cases per problem (mean)", f"{statistics.mean(before):.1f}", f"{statistics.mean(after):.1f}")
+    for run, scores in leave_one_out.items():
+        table.add_row(f"pass@1 of {escape(run)} (left out)", f"{scores['full']:.4f}", f"{scores['reduced']:.4f}")
+    console.print(table)
+    by_kind = extra["reduction"]["by_kind"]
+    console.print("cases chosen by " + ", ".join(f"{k} {v}" for k, v in by_kind.items()))  # type: ignore[attr-defined]
+    console.print(f"reduced benchmark: {target} (assay evaluate {target} --samples ...)")
