@@ -286,3 +286,94 @@ def reduce(
     by_kind = extra["reduction"]["by_kind"]
     console.print("cases chosen by " + ", ".join(f"{k} {v}" for k, v in by_kind.items()))  # type: ignore[attr-defined]
     console.print(f"reduced benchmark: {target} (assay evaluate {target} --samples ...)")
+
+
+@app.command()
+def audit(
+    benchmark: Annotated[str, typer.Argument(help="The benchmark to audit: humaneval, multipl-e/humaneval-swift, a directory, ...")],
+    runs: Annotated[list[Path] | None, typer.Option("--runs", help="Run directories (repeatable): problems no sample of theirs passes are listed.")] = None,
+    output_format: Annotated[str, typer.Option("--format", help="table (the terminal), md or json.")] = "table",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (md or json) instead of stdout.")] = None,
+    strength: Annotated[bool, typer.Option("--strength/--no-strength", help="Measure each problem's test strength (mutants of the reference).")] = True,
+    canary: Annotated[bool, typer.Option("--canary/--no-canary", help="Build prompt + stub + tests for every problem.")] = True,
+    threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="A problem whose tests kill fewer of the mutants than this is weak.")] = 0.8,
+    max_mutants: Annotated[int, typer.Option("--max-mutants", min=1, help="Mutants per problem for the strength check.")] = 10,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")] = None,
+    task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids (default: all).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
+    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run programs as plain processes (NOT isolated).")] = False,
+) -> None:
+    """Find what is wrong with a benchmark: failing or disagreeing references, tests that build wrong or
+    check nothing, weak tests, problems no model solves, and translation defects; each finding names the
+    problem, the evidence and a fix."""
+    import contextlib
+    import json
+    import os
+
+    from assay.audit.checks import CHECKS
+    from assay.audit.checks import audit as run_audit
+    from assay.augment.generate import _python_family
+    from assay.benchmarks import UnknownBenchmark, load_benchmark
+    from assay.benchmarks._fetch import DataUnavailable
+    from assay.benchmarks.directory import BenchmarkFormatError
+    from assay.problems import Benchmark
+
+    if output_format not in ("table", "md", "json"):
+        fail(f"--format {output_format}: give table, md or json")
+    for run_dir in runs or []:
+        if not (run_dir / "run.sqlite").is_file():
+            fail(f"--runs {run_dir}: not a run directory (no run.sqlite)")
+    cache = cache_dir or default_cache_dir()
+    try:
+        bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache)
+    except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
+        fail(str(exc))
+    ids = selected_ids(bench, limit, task_ids)
+    family = _python_family(bench.name) or ("humaneval" if bench.name.startswith("humaneval") else "mbpp" if bench.name.startswith("mbpp") else "")
+    translation = any(p.language != "python" for p in bench.problems.values())
+    python: Benchmark | None = None
+    originals: Benchmark | None = None
+    other: Benchmark | None = None
+    with contextlib.suppress(DataUnavailable, FileNotFoundError):
+        if family and translation:
+            python = load_benchmark("humaneval" if family == "humaneval" else "mbpp-plus", data_dir=data_dir, cache_dir=cache)
+            originals = load_benchmark(f"{family}-plus", data_dir=data_dir, cache_dir=cache)
+        if bench.name == "humaneval":
+            other = load_benchmark("humaneval-plus", data_dir=data_dir, cache_dir=cache)
+    sandbox = _sandbox_for(bench, allow_weak_sandbox) if (strength or canary or any(p.reference for p in bench.problems.values())) else None
+    started = time.monotonic()
+    try:
+        report = run_audit(bench, sandbox, runs=runs, python=python, originals=originals, other=other, family=family, strength=strength,
+                           threshold=threshold, max_mutants=max_mutants, canary=canary, workers=workers or os.cpu_count() or 1, cache_dir=cache,
+                           task_ids=ids, progress=lambda what: err.print(f"[assay] audit: {what}", markup=False, highlight=False))
+    except KeyboardInterrupt:
+        err.print("[bold red]interrupted:[/] no report was written", highlight=False)
+        raise typer.Exit(130) from None
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
+    elapsed = time.monotonic() - started
+    if output_format in ("md", "json"):
+        text = report.to_markdown() if output_format == "md" else json.dumps({**report.to_json(), "seconds": round(elapsed, 1)}, indent=2) + "\n"
+        if out is None:
+            console.out(text, end="")
+        else:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text)
+            console.print(f"audit report: {out}")
+        return
+    table = Table(title=f"audit of {bench.name}: {report.n_problems} problems, {len(report.findings)} findings, {elapsed:.1f} s")
+    for column in ("check", "findings", "what it looks for"):
+        table.add_column(column, justify="right" if column == "findings" else "left")
+    for check, n in report.counts().items():
+        table.add_row(check, str(n), CHECKS[check])
+    for check, why in report.skipped.items():
+        table.add_row(check, "[dim]not run[/]", escape(why))
+    console.print(table)
+    for f in report.findings[:40]:
+        console.print(f"[bold]{escape(f.problem)}[/] {f.check}: {escape(f.evidence)}\n    fix: {escape(f.fix)}", highlight=False)
+    if len(report.findings) > 40:
+        console.print(f"... and {len(report.findings) - 40} more (--format md or json for all)")
