@@ -137,3 +137,28 @@ def test_a_model_run_stored_before_one_pipeline_resumes(humaneval: Benchmark, tm
     store.close()
     outcome = pipeline.run(humaneval, source, tmp_path / "run", sandbox=get_sandbox(), ks=[1], workers=2)
     assert outcome.evaluation is not None and outcome.evaluation.n_samples == 4
+
+
+def test_the_pipeline_runs_its_jobs_on_the_scheduler_it_is_given(humaneval: Benchmark, tmp_path: Path) -> None:
+    # The seam a cluster scheduler plugs into: the pipeline does not change, only what runs the jobs.
+    from assay.execution.jobs import JudgeJob
+    from assay.execution.schedulers import LocalScheduler
+
+    made: list[CountingScheduler] = []
+
+    class CountingScheduler(LocalScheduler):
+        def __init__(self, sandbox, workers):  # type: ignore[no-untyped-def]
+            super().__init__(sandbox, workers)
+            self.jobs: list[str] = []
+            made.append(self)
+
+        def submit(self, job: JudgeJob):  # type: ignore[no-untyped-def]
+            self.jobs.append(job.program_hash)
+            return super().submit(job)
+
+    path = _samples_file(tmp_path)
+    outcome = pipeline.run(humaneval, _file(path, humaneval), tmp_path / "run", sandbox=get_sandbox(), ks=[1], workers=2,
+                           scheduler=CountingScheduler)
+    assert outcome.evaluation is not None and outcome.evaluation.counts["passed"] == 3
+    (scheduler,) = made
+    assert len(scheduler.jobs) == 3  # three distinct programs of four samples: the driver dedups, the scheduler runs

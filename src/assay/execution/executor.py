@@ -21,7 +21,7 @@ from typing import Any
 from assay import __version__, values
 from assay.execution.jobs import JudgeJob, LanguageCases, LanguageProgram, Plan, PythonCases, PythonGivenCases, PythonProgram, Skip, run_job
 from assay.execution.labels import Expected, Labeller
-from assay.execution.schedulers import LocalScheduler, Scheduler
+from assay.execution.schedulers import LocalScheduler, Scheduler, SchedulerFactory
 from assay.judging.cases import CasePlan, plan_for
 from assay.languages import UnknownLanguage, get_language, toolchain_version
 from assay.languages import python as py
@@ -78,8 +78,10 @@ class Executor:
         settings: JudgeSettings = JudgeSettings(),
         workers: int | None = None,
         cache_dir: Path | None = None,
+        scheduler: SchedulerFactory = LocalScheduler,
     ) -> None:
         self.sandbox = sandbox
+        self.make_scheduler = scheduler  # what runs the jobs of run(): the local pool, or (say) a cluster's
         self.benchmark = benchmark
         self.settings = settings
         self.workers = max(1, workers or os.cpu_count() or 1)
@@ -380,13 +382,15 @@ class Executor:
         if problems is None:
             samples = list(samples)
             problems = {s.task_id: self.benchmark.problems[s.task_id] for s in samples}
-        with LocalScheduler(self.sandbox, self.workers) as scheduler:
-            try:
-                defects = self.check_references(scheduler, problems, store, on_reference)
-                self.judge_stream(scheduler, samples, store, cache, on_verdict)
-            except KeyboardInterrupt:
-                self.stop(scheduler)
-                raise
+        scheduler = self.make_scheduler(self.sandbox, self.workers)
+        try:
+            defects = self.check_references(scheduler, problems, store, on_reference)
+            self.judge_stream(scheduler, samples, store, cache, on_verdict)
+        except KeyboardInterrupt:
+            self.stop(scheduler)
+            raise
+        finally:
+            scheduler.close()  # after stop(), what still runs has been killed
         return defects
 
     def stop(self, scheduler: Scheduler) -> None:

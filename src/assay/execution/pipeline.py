@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.execution.executor import Executor, JudgeSettings
+from assay.execution.schedulers import LocalScheduler, SchedulerFactory
 from assay.execution.sources import SamplesFile, SampleSource
 from assay.generation import GenerationStats
 from assay.languages import toolchains_record
@@ -77,8 +78,10 @@ def run(
     cache_dir: Path | None = None,
     use_cache: bool = True,
     progress: Progress | None = None,
+    scheduler: SchedulerFactory = LocalScheduler,
 ) -> RunOutcome:
-    """Run one source through the pipeline; without a sandbox the samples are only stored (`assay generate`)."""
+    """Run one source through the pipeline; without a sandbox the samples are only stored (`assay generate`).
+    `scheduler` makes what runs the judge jobs (the local pool by default): the pipeline is the same whatever runs them."""
     ks = [1] if ks is None else ks
     report: Progress = progress or (lambda *a, **k: None)
     store = RunStore(run_dir)
@@ -88,7 +91,7 @@ def run(
         record = RunRecord(assay=assay_info(), benchmark=benchmark_info(benchmark), ks=ks, **source.record())
         executor: Executor | None = None
         if sandbox is not None:
-            executor = Executor(sandbox, benchmark, settings, workers=workers, cache_dir=cache_dir)
+            executor = Executor(sandbox, benchmark, settings, workers=workers, cache_dir=cache_dir, scheduler=scheduler)
             record = record.model_copy(update={
                 "settings": asdict(settings),
                 "sandbox": SandboxInfo(name=sandbox.name, isolation=sandbox.isolation),

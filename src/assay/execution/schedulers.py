@@ -42,6 +42,9 @@ class Scheduler(Protocol):
         ...
 
 
+SchedulerFactory = Callable[[Sandbox, int], Scheduler]  # (sandbox, workers) -> a scheduler; LocalScheduler is one
+
+
 class LocalScheduler:
     """Jobs on a pool of threads here, each running its program in the given sandbox."""
 
