@@ -23,7 +23,7 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,7 @@ class Augmented:
     generated: int
     dropped: dict[str, int] = field(default_factory=dict)  # why -> how many generated inputs were not kept
     seconds: float = 0.0
+    proposed: int = 0  # of the generated inputs, those a model proposed (--seeds-from-model)
 
     @property
     def kept(self) -> int:
@@ -130,8 +131,9 @@ def labelling_problem(problem: Problem, python: Problem | None = None) -> Proble
 
 
 def augment_problem(problem: Problem, labeller: Labeller, budget: Budget, types: list[Type] | None = None,
-                    deadline: float | None = None) -> Augmented:
-    """Generate, label and filter new inputs for one labelling problem (see `labelling_problem`)."""
+                    deadline: float | None = None, proposed: Sequence[tuple[Any, ...]] = ()) -> Augmented:
+    """Generate, label and filter new inputs for one labelling problem (see `labelling_problem`).
+    `proposed`: inputs a model proposed (`assay.augment.llm_seeds`), labelled first and mutated from."""
     from assay.augment.mutate import Mutator, canonical
 
     started = time.monotonic()
@@ -151,8 +153,10 @@ def augment_problem(problem: Problem, labeller: Labeller, budget: Budget, types:
         need = budget.per_problem - len(kept)
         if need <= 0 or (deadline is not None and time.monotonic() >= deadline):
             break
-        mutator = Mutator(kinds, seeds + kept, rng)
-        new = [a for a in mutator.generate(need if round_ == 0 else 2 * need) if canonical(a) not in seen]
+        offered = [a for a in proposed if canonical(a) not in seen] if round_ == 0 else []
+        seen.update(canonical(a) for a in offered)
+        mutator = Mutator(kinds, seeds + kept + offered, rng)
+        new = offered + [a for a in mutator.generate(need if round_ == 0 else 2 * need) if canonical(a) not in seen]
         if not new:
             break
         seen.update(canonical(a) for a in new)
@@ -185,7 +189,8 @@ def augment_problem(problem: Problem, labeller: Labeller, budget: Budget, types:
             break
     cases = tuple(Case(a, "base") for a in seeds) + tuple(Case(a, "plus", expected=NO_EXPECTED) for a in kept)
     augmented = dataclasses.replace(problem, tests=dataclasses.replace(tests, cases=cases))
-    return Augmented(augmented, seeds=len(seeds), generated=generated, dropped=dict(dropped), seconds=time.monotonic() - started)
+    return Augmented(augmented, seeds=len(seeds), generated=generated, dropped=dict(dropped), seconds=time.monotonic() - started,
+                     proposed=len(proposed))
 
 
 def _chunks(n: int) -> list[tuple[int, int]]:
@@ -217,7 +222,7 @@ def _rejected(first: Expected, again: Expected, i: int, j: int | None) -> str:
 
 def augment(benchmark: Benchmark, labelling: dict[str, Problem], sandbox: Sandbox, budget: Budget,
             types: dict[str, list[Type] | None] | None = None, workers: int = 1, per_case: float = REFERENCE_CPU,
-            progress: Callable[[int, int], None] | None = None) -> list[Augmented]:
+            progress: Callable[[int, int], None] | None = None, proposed: dict[str, list[tuple[Any, ...]]] | None = None) -> list[Augmented]:
     """Augment every labelling problem (in the benchmark's order), `workers` at a time, within the budget.
     The reference gets `per_case` CPU seconds an input; nothing is cached, so the second labelling runs
     the reference again (that is how non-determinism shows)."""
@@ -231,7 +236,7 @@ def augment(benchmark: Benchmark, labelling: dict[str, Problem], sandbox: Sandbo
     done = [0]
 
     def one(pid: str) -> Augmented:
-        result = augment_problem(labelling[pid], labeller, budget, (types or {}).get(pid), deadline)
+        result = augment_problem(labelling[pid], labeller, budget, (types or {}).get(pid), deadline, (proposed or {}).get(pid, ()))
         done[0] += 1
         if progress:
             progress(done[0], len(ids))

@@ -60,8 +60,9 @@ def write_suite(out: Path, name: str, source: Benchmark, results: list[Augmented
         "generator": {"version": GENERATOR_VERSION, "assay": __version__, **asdict(budget)},
         "seconds": round(seconds, 1),
         "totals": {"problems": len(results), "seeds": sum(r.seeds for r in results), "generated": sum(r.generated for r in results),
+                   "model_proposed": sum(r.proposed for r in results),
                    "kept": sum(r.kept for r in results)},
-        "problems": {r.problem.id: {"seeds": r.seeds, "generated": r.generated, "kept": r.kept, "dropped": r.dropped,
+        "problems": {r.problem.id: {"seeds": r.seeds, "generated": r.generated, "model_proposed": r.proposed, "kept": r.kept, "dropped": r.dropped,
                                     "seconds": round(r.seconds, 2)} for r in results},
         **(extra or {}),
     }

@@ -6,13 +6,16 @@ import dataclasses
 import re
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from assay.cli.common import _sandbox_for, app, console, default_cache_dir, err, fail, selected_ids
+
+if TYPE_CHECKING:
+    from assay.problems import Problem
 
 
 def parse_seconds(text: str | None) -> float | None:
@@ -41,6 +44,10 @@ def augment(
     data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads.")] = None,
     allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run the reference as a plain process (NOT isolated).")] = False,
+    seeds_from_model: Annotated[str | None, typer.Option("--seeds-from-model", help="BACKEND/MODEL asked for corner-case inputs first "
+                                                         "(EvalPlus's ChatGPT seeds), e.g. openai/gpt-4o-mini.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server for --seeds-from-model.")] = None,
+    api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the API key for --seeds-from-model.")] = None,
 ) -> None:
     """Generate many more test inputs by type-aware mutation of each problem's own, keep those the
     reference answers (twice, the same), and write a benchmark directory `assay evaluate` loads."""
@@ -64,6 +71,9 @@ def augment(
     labelling = {pid: p for pid, p in labelling.items() if pid in ids}
     if not labelling:
         fail(f"nothing to augment in {bench.name}: " + (next(iter(skipped.values())) if skipped else "no problem selected"))
+    proposed: dict[str, list[tuple[object, ...]]] = {}
+    if seeds_from_model:
+        proposed = _model_inputs(seeds_from_model, base_url, api_key_env, labelling)
     sandbox = _sandbox_for(bench, allow_weak_sandbox)
     started = time.monotonic()
     last = [0.0]
@@ -76,7 +86,7 @@ def augment(
 
     try:
         results = run_augment(bench, labelling, sandbox, Budget(per_problem, seconds, seed), types, workers=workers or os.cpu_count() or 1,
-                              progress=progress)
+                              progress=progress, proposed=proposed)
     except KeyboardInterrupt:
         err.print("[bold red]interrupted:[/] nothing was written; run the command again", highlight=False)
         raise typer.Exit(130) from None
@@ -107,6 +117,30 @@ def augment(
     console.print(f"augmented benchmark: {target} (assay evaluate {target} --samples ...)")
 
 
+def _model_inputs(spec: str, base_url: str | None, api_key_env: str | None, labelling: dict[str, Problem]) -> dict[str, list[tuple[object, ...]]]:
+    """Each problem's inputs as a model proposes them (--seeds-from-model); a failed request is a warning, not the end."""
+    from assay.augment.generate import seeds_of
+    from assay.augment.llm_seeds import model_seeds
+    from assay.models import get_model, parse_model_spec
+    from assay.models.base import ModelConfigError
+
+    try:
+        options: dict[str, object] = {"base_url": base_url}
+        if api_key_env:
+            options["api_key_env"] = api_key_env
+        model = get_model(parse_model_spec(spec), **options)
+    except ModelConfigError as exc:
+        fail(f"--seeds-from-model {spec}: {exc}")
+    proposed, failed = model_seeds(model, labelling, {pid: seeds_of(p) for pid, p in labelling.items()})
+    got = sum(len(v) for v in proposed.values())
+    err.print(f"[assay] seeds from {spec}: {got} inputs proposed for {len(proposed)} problems", markup=False, highlight=False)
+    if failed:
+        first = next(iter(failed.items()))
+        err.print(f"[yellow]warning:[/] {len(failed)} seed requests failed (e.g. {escape(first[0])}: {escape(first[1])}); "
+                  "those problems are augmented by mutation alone", highlight=False)
+    return proposed
+
+
 @app.command()
 def strength(
     suites: Annotated[list[str], typer.Argument(help="Suites to measure side by side: humaneval, humaneval-plus, an augmented directory, "
@@ -130,7 +164,7 @@ def strength(
     from assay.benchmarks import UnknownBenchmark, load_benchmark
     from assay.benchmarks._fetch import DataUnavailable
     from assay.benchmarks.directory import BenchmarkFormatError
-    from assay.problems import Benchmark, Problem
+    from assay.problems import Benchmark
 
     cache = cache_dir or default_cache_dir()
     views: dict[str, dict[str, Problem]] = {}
