@@ -83,3 +83,17 @@ def test_the_sandbox_checks_find_a_failing_reference_weak_tests_a_stub_that_pass
     assert "failed" in unsolved.evidence and "2 samples" in unsolved.evidence
     markdown = report.to_markdown()
     assert "| T/fine | never-solved |" in markdown and "| weak-tests | 2 |" in markdown
+
+
+def test_an_mxeval_file_is_audited_by_its_lints() -> None:
+    # MBXP and Multilingual HumanEval have no Assay loader; their files get the translation lints. mxeval's
+    # README names `longest([])` returning "none" and [AnyHashable] parameters (49 of 161 prompts, read alone).
+    path = shared_data() / "mxeval" / "HumanEval_swift_v1.1.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not here")
+    data = _audit_json(str(path))
+    assert data["n_problems"] == 161
+    found = {(f["problem"], f["check"]) for f in data["findings"]}
+    assert ("HumanEval_swift/12", "none-as-string") in found
+    assert data["counts"]["any-parameter"] > 0
+    assert data["checks_not_run"]["canary-build-fails"] == "an mxeval-format file: lints only"

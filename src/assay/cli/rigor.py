@@ -15,6 +15,7 @@ from rich.table import Table
 from assay.cli.common import _sandbox_for, app, console, default_cache_dir, err, fail, selected_ids
 
 if TYPE_CHECKING:
+    from assay.audit.checks import Audit
     from assay.problems import Problem
 
 
@@ -343,10 +344,8 @@ def audit(
     check nothing, weak tests, problems no model solves, and translation defects; each finding names the
     problem, the evidence and a fix."""
     import contextlib
-    import json
     import os
 
-    from assay.audit.checks import CHECKS
     from assay.audit.checks import audit as run_audit
     from assay.augment.generate import _python_family
     from assay.benchmarks import UnknownBenchmark, load_benchmark
@@ -360,6 +359,9 @@ def audit(
         if not (run_dir / "run.sqlite").is_file():
             fail(f"--runs {run_dir}: not a run directory (no run.sqlite)")
     cache = cache_dir or default_cache_dir()
+    if Path(benchmark).is_file():  # an MBXP / HumanEval-XL file: Assay has no loader for those, so their lints only
+        _audit_file(Path(benchmark), output_format, out, data_dir, cache)
+        return
     try:
         bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache)
     except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
@@ -390,6 +392,38 @@ def audit(
         if close:
             close()
     elapsed = time.monotonic() - started
+    _show_audit(report, output_format, out, elapsed)
+
+
+def _audit_file(path: Path, output_format: str, out: Path | None, data_dir: Path | None, cache: Path) -> None:
+    """The translation lints of an mxeval-format file (MBXP, Multilingual HumanEval, HumanEval-XL)."""
+    import contextlib
+
+    from assay.audit.checks import Audit
+    from assay.audit.lints import CHECKS as LINTS
+    from assay.audit.lints import lint, read_mxeval
+    from assay.benchmarks import load_benchmark
+    from assay.benchmarks._fetch import DataUnavailable
+
+    started = time.monotonic()
+    python = None
+    with contextlib.suppress(DataUnavailable, FileNotFoundError):
+        python = load_benchmark("mbpp-plus" if "mb" in path.name.lower() else "humaneval", data_dir=data_dir, cache_dir=cache)
+    try:
+        items = read_mxeval(path, python)
+    except (OSError, ValueError, KeyError) as exc:
+        fail(f"{path}: not an mxeval-format file (task_id, language, prompt, test, entry_point per line): {exc}")
+    report = Audit(str(path), len(items), findings=lint(items), ran=list(LINTS))
+    report.skipped = {check: "an mxeval-format file: lints only" for check in ("failing-reference", "canary-build-fails", "weak-tests")}
+    _show_audit(report, output_format, out, time.monotonic() - started)
+
+
+def _show_audit(report: Audit, output_format: str, out: Path | None, elapsed: float) -> None:
+    """The report as a table on the terminal, or markdown or JSON (to stdout or --out)."""
+    import json
+
+    from assay.audit.checks import CHECKS
+
     if output_format in ("md", "json"):
         text = report.to_markdown() if output_format == "md" else json.dumps({**report.to_json(), "seconds": round(elapsed, 1)}, indent=2) + "\n"
         if out is None:
@@ -399,7 +433,7 @@ def audit(
             out.write_text(text)
             console.print(f"audit report: {out}")
         return
-    table = Table(title=f"audit of {bench.name}: {report.n_problems} problems, {len(report.findings)} findings, {elapsed:.1f} s")
+    table = Table(title=f"audit of {report.benchmark}: {report.n_problems} problems, {len(report.findings)} findings, {elapsed:.1f} s")
     for column in ("check", "findings", "what it looks for"):
         table.add_column(column, justify="right" if column == "findings" else "left")
     for check, n in report.counts().items():
