@@ -76,3 +76,45 @@ def test_strength_from_the_command_line_humaneval_against_humaneval_plus(tmp_pat
     assert base["mutants"] == plus["mutants"] > 0
     assert plus["killed"] >= base["killed"]
     assert "mutation score" in result.output
+
+
+SWIFT = '''func clamp(_ x: Int, low: Int, high: Int) -> Int {
+    // keep "x < low" as it is in comments
+    let label = "a < b && c"
+    if x < low {
+        return low
+    } else if (x > high) && true {
+        return high
+    }
+    var y = x * 2
+    y = y / 2
+    return y
+}
+'''
+
+
+def test_source_mutants_change_code_only_by_every_operator() -> None:
+    from assay.augment.source_mutants import source_mutants
+
+    mutants = source_mutants(SWIFT)
+    assert {m.operator for m in mutants} == {"arithmetic", "comparison", "boolean", "constant", "deleted-statement", "swapped-branch"}
+    for m in mutants:  # strings and comments are never changed (a statement holding a string may go whole)
+        assert m.program != SWIFT and '// keep "x < low" as it is in comments' in m.program
+        assert 'let label = "a < b && c"' in m.program or m.operator == "deleted-statement"
+    programs = {m.program for m in mutants}
+    assert SWIFT.replace("if x < low {", "if x <= low {") in programs
+    assert SWIFT.replace("if x < low {", "if (!(x < low)) {") in programs
+    assert SWIFT.replace("(x > high) && true", "(x > high) || true") in programs
+    assert SWIFT.replace("y = y / 2\n", "y = y / 3\n") in programs
+    assert SWIFT.replace("    y = y / 2\n", "\n") in programs  # a deleted statement
+    assert len(programs) == len(mutants)
+
+
+@pytest.mark.slow
+def test_a_hand_written_swift_suite_is_measured_with_mutants_of_its_swift_reference(tmp_path: Path) -> None:
+    out = tmp_path / "strength.json"
+    result = CliRunner().invoke(cli.app, ["strength", "swift-suite", "--task-ids", "swift-suite/ring_buffer_collection", "--max-mutants", "8", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    (suite,) = json.loads(out.read_text())["suites"]
+    assert suite["suite"] == "swift-suite" and 1 <= suite["mutants"] <= 8 and suite["killed"] >= 1
+    assert "stillborn" in result.output and "n/a (one suite)" in result.output

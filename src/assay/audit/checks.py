@@ -124,11 +124,17 @@ def canary_findings(benchmark: Benchmark, sandbox: Sandbox, workers: int, task_i
 def weak_findings(benchmark: Benchmark, sandbox: Sandbox, threshold: float, max_mutants: int, workers: int, cache_dir: Path | None,
                   originals: Benchmark | None, family: str) -> list[Finding]:
     """Problems whose tests kill fewer than `threshold` of the reference's mutants (the same yardstick as `assay strength`)."""
-    from assay.augment.strength import measure, python_view
+    from assay.augment.strength import measure, own_language, python_mutants_of, python_view, source_mutants_of
 
-    view = python_view(benchmark, originals, family)
-    references = {pid: (originals.problems[pid] if originals is not None and pid in originals.problems else p) for pid, p in view.items()}
-    result = measure({benchmark.name: view}, references, sandbox, max_mutants=max_mutants, workers=workers, cache_dir=cache_dir)
+    if own_language(benchmark):  # hand-written references in the benchmark's own language
+        view = dict(benchmark.problems)
+        result = measure({benchmark.name: view}, view, sandbox, max_mutants=max_mutants, workers=workers, cache_dir=cache_dir,
+                         mutate=source_mutants_of)
+    else:
+        view = python_view(benchmark, originals, family)
+        references = {pid: (originals.problems[pid] if originals is not None and pid in originals.problems else p) for pid, p in view.items()}
+        result = measure({benchmark.name: view}, references, sandbox, max_mutants=max_mutants, workers=workers, cache_dir=cache_dir,
+                         mutate=python_mutants_of)
     by_python = {pid: (n, k) for pid, (n, k, _) in result.suites[0].per_problem.items()}
     names = _python_ids(benchmark, family)
     found = []
@@ -206,8 +212,10 @@ def audit(benchmark: Benchmark, sandbox: Sandbox | None, *, runs: list[Path] | N
             report.ran += ["canary-build-fails", "stub-passes"]
         else:
             report.skipped["canary-build-fails"] = report.skipped["stub-passes"] = "--no-canary"
+        from assay.augment.strength import own_language
+
         python_ok = all(p.language == "python" and p.reference for p in chosen.problems.values())
-        if strength and (python_ok or originals is not None):
+        if strength and (python_ok or originals is not None or own_language(chosen)):
             say("test strength")
             report.findings += weak_findings(chosen, sandbox, threshold, max_mutants, workers, cache_dir, originals, family)
             report.ran.append("weak-tests")

@@ -8,6 +8,10 @@ language keeps, labelled by the Python original. A translation's score is theref
 its inputs; mutants of the translation's own source (there is no reference in most languages) are
 not made yet.
 
+A benchmark whose references are in its own language (swift-suite, a directory of hand-written
+problems) is measured with mutants of that source (`assay.augment.source_mutants`), judged against
+its own tests; a mutant that does not build is stillborn and not counted.
+
 A mutant no suite kills may be equivalent to the reference (no input can tell them apart): those are
 counted, and each suite's score is also given without them.
 """
@@ -20,12 +24,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.augment.mutants import python_mutants
+from assay.augment.mutants import Mutant, python_mutants
 from assay.problems import Benchmark, Case, CaseTests, Problem, Status
 from assay.samples import Sample
 from assay.sandbox.base import Sandbox
 
-NOT_JUDGED = (Status.SKIPPED, Status.SANDBOX_ERROR)
+# Not counted: no toolchain, the harness failed, or a stillborn mutant (it does not build: no test needed to kill it).
+NOT_JUDGED = (Status.SKIPPED, Status.SANDBOX_ERROR, Status.COMPILE_ERROR)
+
+
+def python_mutants_of(problem: Problem, limit: int | None, seed: int) -> list[Mutant]:
+    """Mutants of a Python reference's body (the prompt is kept)."""
+    return python_mutants(problem.prompt, problem.reference, limit=limit, seed=seed)
+
+
+def source_mutants_of(problem: Problem, limit: int | None, seed: int) -> list[Mutant]:
+    """Mutants of a reference in its own brace language (the whole program it is judged as)."""
+    from assay.augment.source_mutants import source_mutants
+
+    return source_mutants(problem.reference_program(), limit=limit, seed=seed)
+
+
+def own_language(benchmark: Benchmark) -> bool:
+    """Whether the benchmark's references are in its own non-Python language (swift-suite, a directory)."""
+    return any(p.language != "python" for p in benchmark.problems.values()) and all(p.reference for p in benchmark.problems.values())
 
 
 @dataclass
@@ -91,11 +113,13 @@ def python_view(suite: Benchmark, originals: Benchmark | None, family: str) -> d
 
 def measure(suites: dict[str, dict[str, Problem]], references: dict[str, Problem], sandbox: Sandbox, *, max_mutants: int | None = 20,
             seed: int = 0, workers: int | None = None, cache_dir: Path | None = None,
-            progress: Callable[..., None] | None = None) -> Strength:
-    """Judge the references' mutants against every suite (name -> its Python view) and score each."""
+            progress: Callable[..., None] | None = None,
+            mutate: Callable[[Problem, int | None, int], list[Mutant]] = python_mutants_of) -> Strength:
+    """Judge the references' mutants against every suite (name -> its problems: a Python view, or the
+    benchmark's own problems when `mutate` makes mutants in their language) and score each."""
     from assay.execution.pipeline import evaluate
 
-    mutants = {pid: python_mutants(p.prompt, p.reference, limit=max_mutants, seed=seed) for pid, p in references.items()}
+    mutants = {pid: mutate(p, max_mutants, seed) for pid, p in references.items()}
     results: list[SuiteStrength] = []
     with tempfile.TemporaryDirectory(prefix="assay-strength-") as tmp:
         for n, (name, problems) in enumerate(suites.items()):
@@ -121,7 +145,8 @@ def measure(suites: dict[str, dict[str, Problem]], references: dict[str, Problem
                         continue  # the reference fails this suite's tests: no score for it
                     strength.per_problem[pid] = (len(counted), len(counted) - len(survivors), survivors)
             results.append(strength)
-    common = set.intersection(*(set(s.per_problem) for s in results)) if results else set()
+    # With one suite there is nothing to tell an equivalent mutant from one the suite misses: none is estimated.
+    common = set.intersection(*(set(s.per_problem) for s in results)) if len(results) > 1 else set()
     equivalent = {pid: set.intersection(*(set(s.per_problem[pid][2]) for s in results)) for pid in common}
     return Strength(results, {pid: v for pid, v in equivalent.items() if v}, {pid: len(m) for pid, m in mutants.items()})
 

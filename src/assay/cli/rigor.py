@@ -161,7 +161,7 @@ def strength(
     import json
 
     from assay.augment.generate import _python_family
-    from assay.augment.strength import measure, python_view
+    from assay.augment.strength import measure, own_language, python_mutants_of, python_view, source_mutants_of
     from assay.benchmarks import UnknownBenchmark, load_benchmark
     from assay.benchmarks._fetch import DataUnavailable
     from assay.benchmarks.directory import BenchmarkFormatError
@@ -178,6 +178,10 @@ def strength(
             if family and family not in originals:
                 with contextlib.suppress(DataUnavailable):
                     originals[family] = load_benchmark(f"{family}-plus", data_dir=data_dir, cache_dir=cache)
+            if own_language(bench):  # hand-written references in the benchmark's language: mutants of those
+                views[bench.name] = dict(bench.problems)
+                loaded.append(bench)
+                continue
             if any(p.language != "python" for p in bench.problems.values()) and family not in originals:
                 fail(f"{bench.name}: measuring a translation needs its Python original (HumanEval+ or MBPP+ data); none was found")
             views[bench.name] = python_view(bench, originals.get(family), family)
@@ -192,8 +196,15 @@ def strength(
     if not ids:
         fail("no problem to measure: --task-ids names none of the first suite's problems (give Python ids such as HumanEval/0)")
     # The mutants are of EvalPlus's corrected reference where there is one, else of the first suite's.
+    own = own_language(loaded[0])
+    if own and not all(own_language(b) for b in loaded):
+        fail("measure suites of one kind together: benchmarks with references in their own language (swift-suite, ...), "
+             "or Python suites and translations (measured with mutants of the Python original)")
     references: dict[str, Problem] = {}
     for pid in ids:
+        if own:
+            references[pid] = first[pid]
+            continue
         for bench in originals.values():
             if pid in bench.problems:
                 references[pid] = bench.problems[pid]
@@ -204,7 +215,8 @@ def strength(
     sandbox = _sandbox_for(loaded[0], allow_weak_sandbox)
     started = time.monotonic()
     try:
-        result = measure(selected, references, sandbox, max_mutants=max_mutants, seed=seed, workers=workers, cache_dir=cache)
+        result = measure(selected, references, sandbox, max_mutants=max_mutants, seed=seed, workers=workers, cache_dir=cache,
+                         mutate=source_mutants_of if own else python_mutants_of)
     except KeyboardInterrupt:
         err.print("[bold red]interrupted:[/] nothing was written; verdicts judged so far are cached, so the same command goes faster", highlight=False)
         raise typer.Exit(130) from None
@@ -217,9 +229,13 @@ def strength(
     for column in ("suite", "problems", "mutants", "killed", "score", "without possibly equivalent"):
         table.add_column(column, justify="left" if column == "suite" else "right")
     for s in result.suites:
-        table.add_row(escape(s.suite), str(len(s.per_problem)), str(s.mutants), str(s.killed), f"{s.score():.3f}", f"{s.score(result.equivalent):.3f}")
+        table.add_row(escape(s.suite), str(len(s.per_problem)), str(s.mutants), str(s.killed), f"{s.score():.3f}",
+                      f"{s.score(result.equivalent):.3f}" if len(result.suites) > 1 else "n/a (one suite)")
     console.print(table)
-    console.print(f"possibly equivalent (no suite kills them): {sum(len(v) for v in result.equivalent.values())}")
+    if len(result.suites) > 1:
+        console.print(f"possibly equivalent (no suite kills them): {sum(len(v) for v in result.equivalent.values())}")
+    if own:
+        console.print(f"stillborn (did not build, not counted): {sum(result.mutants.values()) - result.suites[0].mutants}")
     if json_out:
         data = result.to_json()
         data["seconds"] = round(elapsed, 1)
