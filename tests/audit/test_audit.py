@@ -97,3 +97,29 @@ def test_an_mxeval_file_is_audited_by_its_lints() -> None:
     assert ("HumanEval_swift/12", "none-as-string") in found
     assert data["counts"]["any-parameter"] > 0
     assert data["checks_not_run"]["canary-build-fails"] == "an mxeval-format file: lints only"
+
+
+def test_an_audit_is_a_section_of_the_report(tmp_path: Path) -> None:
+    from assay.benchmarks import load_benchmark
+
+    humaneval = load_benchmark("humaneval")
+    problem = humaneval.problems["HumanEval/0"]
+    path = tmp_path / "samples.jsonl"
+    path.write_text("")
+    evaluate(humaneval, [Sample("HumanEval/0", 0, problem.reference, None, 1)], path, tmp_path / "run", get_sandbox(), [1])
+    weak = "    if x > 10:\n        return x * 2\n    return x + x\n"  # one input, below 10: the other branch is never tested
+    bench = Benchmark("t", "1", "h", "test", {"T/weak": Problem("T/weak", "python", "def f(x: int) -> int:\n", "f", weak,
+                                                               CaseTests(cases=(Case((0,)),)))})
+    audit_path = tmp_path / "audit.json"
+    audit_path.write_text(json.dumps(audit(bench, get_sandbox(), max_mutants=10).to_json()))
+    runner = CliRunner()
+    html = tmp_path / "report.html"
+    result = runner.invoke(cli.app, ["report", str(tmp_path / "run"), "--audit", str(audit_path), "--out", str(html), "--allow-partial"])
+    assert result.exit_code == 0, result.output
+    page = html.read_text()
+    assert 'id="audit-0"' in page and "Audit of t" in page and "T/weak" in page and "mutants of the reference" in page
+    markdown = runner.invoke(cli.app, ["report", str(tmp_path / "run"), "--audit", str(audit_path), "--format", "md", "--allow-partial"])
+    assert markdown.exit_code == 0 and "Audit of t: 1 findings" in markdown.output
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    bad = runner.invoke(cli.app, ["report", str(tmp_path / "run"), "--audit", str(tmp_path / "bad.json")])
+    assert bad.exit_code == 2 and "not an audit" in bad.output

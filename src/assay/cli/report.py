@@ -116,9 +116,10 @@ def report(
     colour: Annotated[bool, typer.Option("--colour", help="LaTeX: colour the change categories (\\cellcolor).")] = False,
     allow_unfinished: UnfinishedOpt = False,
     allow_partial: PartialOpt = False,
+    audits: Annotated[list[Path] | None, typer.Option("--audit", help="An `assay audit --format json` file to add as a section (repeatable).")] = None,
 ) -> None:
     """Leaderboards, benchmark comparisons, score vs size, failure anatomy and solve rates over runs."""
-    from assay.report import ReportError, build_report
+    from assay.report import AuditSection, ReportError, build_report
 
     chosen = _format(fmt, out)
     if rank_by not in ("ci", "score") or sort not in ("score", "model", "size"):
@@ -130,6 +131,7 @@ def report(
             models_meta=models_meta, labels=_labels(label), allow_unfinished=allow_unfinished, allow_partial=allow_partial, pairs=_pairs(pair),
             rank_by=rank_by, sort_by=sort, log_size=log_size,  # type: ignore[arg-type]
         )
+        built.audits = [AuditSection.load(path) for path in audits or []]
         text = _render(built, chosen, colour)
     except (ReportError, OSError) as exc:
         fail(str(exc))

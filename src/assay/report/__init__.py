@@ -8,13 +8,14 @@ The entry points take paths and options and return typed records; `render_report
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from assay.report.models_meta import ModelsMeta, apply_models_meta, load_models_meta
-from assay.report.render import CATEGORIES, CATEGORY_COLOURS, FORMATS, HasTables, TextTable, render_sections
+from assay.report.render import CATEGORIES, CATEGORY_COLOURS, FORMATS, Column, HasTables, TextTable, render_sections
 from assay.report.runs import ReportError, Run, find_run_dirs, load_run, load_runs, suites_of
 from assay.report.tables import (
     CHANGE_THRESHOLDS,
@@ -36,7 +37,7 @@ from assay.report.tables import (
 )
 
 __all__ = [
-    "CATEGORIES", "CATEGORY_COLOURS", "CHANGE_THRESHOLDS", "FORMATS", "SECTIONS", "BenchmarkComparison", "ChangeThresholds", "FailureAnatomy",
+    "CATEGORIES", "CATEGORY_COLOURS", "CHANGE_THRESHOLDS", "FORMATS", "SECTIONS", "AuditSection", "BenchmarkComparison", "ChangeThresholds", "FailureAnatomy",
     "Leaderboard", "ModelsMeta", "ProblemDiff", "Provenance", "Report", "ReportError", "Run", "RunComparison", "SizeScatter", "SolveMatrix", "TextTable",
     "build_report", "compare_run_dirs", "default_pairs", "find_run_dirs", "load_models_meta", "load_run", "load_runs", "render_comparison",
     "render_report", "render_sections", "resolve_suite",
@@ -60,6 +61,39 @@ class _Notes:
 
 
 @dataclass
+class AuditSection:
+    """A benchmark audit (`assay audit --format json`) as a section of the report: counts per check, then every finding."""
+
+    data: dict[str, Any]
+
+    @classmethod
+    def load(cls, path: Path) -> AuditSection:
+        """An audit's JSON file; ReportError with one line when it is not one."""
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise ReportError(f"--audit {path}: cannot be read as JSON ({exc}); write it with `assay audit BENCH --format json --out FILE`") from None
+        if not isinstance(data, dict) or not {"benchmark", "counts", "findings"} <= set(data):
+            raise ReportError(f"--audit {path}: not an audit (no benchmark, counts and findings); write it with `assay audit BENCH --format json`")
+        return cls(data)
+
+    def tables(self) -> list[TextTable]:
+        from assay.audit.checks import CHECKS
+
+        name, n = self.data["benchmark"], self.data.get("n_problems", "?")
+        counts = [{"check": c, "findings": k, "about": CHECKS.get(c, "")} for c, k in self.data["counts"].items()]
+        counts += [{"check": c, "findings": "not run", "about": why} for c, why in self.data.get("checks_not_run", {}).items()]
+        columns = [Column("check", "check"), Column("findings", "findings"), Column("about", "what it looks for")]
+        findings = [{k: f.get(k, "") for k in ("problem", "check", "evidence", "fix")} for f in self.data["findings"]]
+        finding_columns = [Column("problem", "problem"), Column("check", "check"), Column("evidence", "evidence"), Column("fix", "suggested fix")]
+        return [TextTable(f"Audit of {name} ({n} problems): findings per check", columns, counts),
+                TextTable(f"Audit of {name}: {len(findings)} findings", finding_columns, findings)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "audit", **self.data}
+
+
+@dataclass
 class Report:
     """Everything one report shows, as typed records; `sections()` lists them in reading order."""
 
@@ -73,13 +107,15 @@ class Report:
     matrices: list[SolveMatrix] = field(default_factory=list)
     provenance: Provenance | None = None
     notes: list[str] = field(default_factory=list)
+    audits: list[AuditSection] = field(default_factory=list)
 
     def sections(self) -> list[HasTables]:
-        """Notes, leaderboards, comparisons, size scatters, failure anatomy, solve matrices, provenance."""
+        """Notes, leaderboards, comparisons, size scatters, failure anatomy, solve matrices, audits, provenance."""
         out: list[HasTables] = [_Notes(self.notes)] if self.notes else []
         out += [*self.leaderboards, *self.comparisons, *self.scatters]
         out += [self.anatomy] if self.anatomy else []
         out += [*self.matrices]
+        out += [*self.audits]
         out += [self.provenance] if self.provenance else []
         return out
 

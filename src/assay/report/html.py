@@ -247,6 +247,10 @@ def _sections(report: Report, warnings: list[str]) -> list[Section]:
         heat_tab = heat_table(matrix, f"t-matrix-{i}")
         out.append(Section(f"matrix-{i}", f"Solve rates per problem: {matrix.suite}", [heat_tab], heat=heat, lead=heat_tab.notes, kind="matrix"))
         heat_tab.notes = []
+    for i, audit in enumerate(report.audits):
+        counts, findings = audit.tables()
+        out.append(Section(f"audit-{i}", f"Audit of {audit.data['benchmark']}", [html_table(counts, f"t-audit-{i}"), html_table(findings, f"t-findings-{i}")],
+                           kind="audit"))
     if report.provenance is not None:
         (table,) = report.provenance.tables()
         details = [(f"{r.display_name}: recorded configuration ({r.run_dir})", json.dumps(r.config, indent=2, sort_keys=True, default=str))
