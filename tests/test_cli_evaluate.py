@@ -219,7 +219,15 @@ def test_ctrl_c_stops_promptly_keeps_the_verdicts_and_the_same_command_resumes(t
         except sqlite3.Error:
             return []
 
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+    def as_from_a_shell() -> None:
+        # As a shell starts a command: SIGINT at its default and not blocked. A signal's disposition (when
+        # ignored) and mask are inherited across exec; in two full-suite runs the command carried on after
+        # the SIGINT as if it never came, though it stops when this test runs alone.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    worker = f"SIGINT here: {signal.getsignal(signal.SIGINT)!r}, blocked: {signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set())}"
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1, preexec_fn=as_from_a_shell)
     # The first verdict is reported (--plain: a progress line) only once it is stored: stop the run there.
     # (Polling the run's database from here saw no verdict before the run ended, twice under the full suite's
     # load; the progress line is the run's own word that a verdict is stored.)
@@ -235,7 +243,7 @@ def test_ctrl_c_stops_promptly_keeps_the_verdicts_and_the_same_command_resumes(t
     rest, _ = proc.communicate(timeout=60)
     out = "".join(seen) + rest
     waited = time.monotonic() - sent
-    assert proc.returncode == 130, out
+    assert proc.returncode == 130, f"{worker}\n{out}"
     assert "run the same command again" in out and str(run_dir) in " ".join(out.split())
     # About a second on a quiet machine; the bound is for a loaded CI machine (27 s measured under the
     # test suite's own load). That it did not judge on to the end is the count below.

@@ -33,6 +33,7 @@ from assay.problems import Benchmark, CaseTests, Problem
 from assay.sandbox.base import SandboxLimits
 from assay.store import RunStore
 
+RUN_CPU = 30.0  # CPU seconds for one program over all of a problem's cases
 ARCS_ENTRY = "_assay_arcs"
 # The sandbox's Python driver blocks sys.settrace (a sample could use it against the judge), so the
 # reference is instrumented instead: a call before each of its statements records the arc from the
@@ -129,7 +130,8 @@ def failing_cases(executor: Executor, problem: Problem, program: str, kept: list
     judging, limits = executor.case_judging(problem)
     job = py.cases_job(program, problem.entry_point, judging.args, limits, run_all=True, not_none=tests.oracle == NOT_NONE,
                        big_output=None if tests.oracle else py.BIG_OUTPUT)
-    cpu = min(executor.settings.case_total_limit * 4, sum(limits)) + 10
+    # A mutant that loops runs each case to its limit: the run stops at RUN_CPU, and cases it did not reach count as failed.
+    cpu = min(RUN_CPU, sum(limits)) + 5
     run = py.run_driver(executor.sandbox, job, SandboxLimits(cpu_seconds=cpu, wall_seconds=2 * cpu + 10, memory_bytes=executor.settings.memory_bytes,
                                                              processes=executor.settings.processes, output_bytes=executor.settings.output_bytes,
                                                              channel_bytes=py.CASES_CHANNEL_BYTES))
