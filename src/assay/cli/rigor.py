@@ -18,6 +18,14 @@ if TYPE_CHECKING:
     from assay.audit.checks import Audit
     from assay.problems import Problem
 
+# Options the rigor commands share.
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")]
+TasksOpt = Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids (default: all).")]
+WorkersOpt = Annotated[int | None, typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")]
+DataDirOpt = Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")]
+CacheDirOpt = Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")]
+WeakOpt = Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run programs as plain processes (NOT isolated).")]
+
 
 def parse_seconds(text: str | None) -> float | None:
     """"120", "120s", "2m", "1h" -> seconds; None stays None."""
@@ -39,12 +47,12 @@ def augment(
     budget: Annotated[str | None, typer.Option("--budget", help="Time for the whole run (120s, 10m, 1h); problems reached after it get no new inputs.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed: the same seed gives the same inputs.")] = 0,
     name: Annotated[str | None, typer.Option("--name", help="The augmented benchmark's name (default <benchmark>-aug).")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")] = None,
-    task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids (default: all).")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Problems labelled at once (default: number of cores).")] = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads.")] = None,
-    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run the reference as a plain process (NOT isolated).")] = False,
+    limit: LimitOpt = None,
+    task_ids: TasksOpt = None,
+    workers: WorkersOpt = None,
+    data_dir: DataDirOpt = None,
+    cache_dir: CacheDirOpt = None,
+    allow_weak_sandbox: WeakOpt = False,
     seeds_from_model: Annotated[str | None, typer.Option("--seeds-from-model", help="BACKEND/MODEL asked for corner-case inputs first "
                                                          "(EvalPlus's ChatGPT seeds), e.g. openai/gpt-4o-mini.")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server for --seeds-from-model.")] = None,
@@ -151,10 +159,10 @@ def strength(
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems (the first suite's order).")] = None,
     task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated Python task ids (HumanEval/0, Mbpp/2, ...).")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the scores per suite and per problem here.")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
-    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run mutants as plain processes (NOT isolated).")] = False,
+    workers: WorkersOpt = None,
+    data_dir: DataDirOpt = None,
+    cache_dir: CacheDirOpt = None,
+    allow_weak_sandbox: WeakOpt = False,
 ) -> None:
     """Mutation score of test suites, side by side: the share of the reference's mutants each suite kills."""
     import contextlib
@@ -252,12 +260,12 @@ def reduce(
     max_mutants: Annotated[int, typer.Option("--max-mutants", min=0, help="Mutants of the reference per problem the reduced suite must still kill.")] = 20,
     seed: Annotated[int, typer.Option("--seed", help="Which mutants are chosen when a problem has more.")] = 0,
     name: Annotated[str | None, typer.Option("--name", help="The reduced benchmark's name (default <benchmark>-mini).")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")] = None,
-    task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids (default: all).")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Problems reduced at once (default: number of cores).")] = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads and expected outputs.")] = None,
-    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run programs as plain processes (NOT isolated).")] = False,
+    limit: LimitOpt = None,
+    task_ids: TasksOpt = None,
+    workers: WorkersOpt = None,
+    data_dir: DataDirOpt = None,
+    cache_dir: CacheDirOpt = None,
+    allow_weak_sandbox: WeakOpt = False,
 ) -> None:
     """Shrink a suite by set cover over reference coverage, mutants killed and wrong samples caught; report
     the size and, leaving one run out at a time, the pass@1 the reduced suite gives against the full one."""
@@ -349,12 +357,12 @@ def audit(
     canary: Annotated[bool, typer.Option("--canary/--no-canary", help="Build prompt + stub + tests for every problem.")] = True,
     threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="A problem whose tests kill fewer of the mutants than this is weak.")] = 0.8,
     max_mutants: Annotated[int, typer.Option("--max-mutants", min=1, help="Mutants per problem for the strength check.")] = 10,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")] = None,
-    task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids (default: all).")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", "-j", help="Parallel sandboxes (default: number of cores).")] = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")] = None,
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")] = None,
-    allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run programs as plain processes (NOT isolated).")] = False,
+    limit: LimitOpt = None,
+    task_ids: TasksOpt = None,
+    workers: WorkersOpt = None,
+    data_dir: DataDirOpt = None,
+    cache_dir: CacheDirOpt = None,
+    allow_weak_sandbox: WeakOpt = False,
 ) -> None:
     """Find what is wrong with a benchmark: failing or disagreeing references, tests that build wrong or
     check nothing, weak tests, problems no model solves, and translation defects; each finding names the
