@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -17,6 +19,7 @@ from assay.cli.common import _sandbox_for, app, console, default_cache_dir, err,
 if TYPE_CHECKING:
     from assay.audit.checks import Audit
     from assay.problems import Problem
+    from assay.sandbox.base import Sandbox
 
 # Options the rigor commands share.
 LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N problems.")]
@@ -25,6 +28,20 @@ WorkersOpt = Annotated[int | None, typer.Option("--workers", "-j", help="Paralle
 DataDirOpt = Annotated[Path | None, typer.Option("--data-dir", envvar="ASSAY_DATA_DIR", help="A data directory laid out like shared/data.")]
 CacheDirOpt = Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads, expected outputs and verdicts.")]
 WeakOpt = Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run programs as plain processes (NOT isolated).")]
+
+
+@contextlib.contextmanager
+def _sandboxed(sandbox: Sandbox | None, interrupted: str) -> Iterator[None]:
+    """Around a command's sandboxed work: Ctrl-C says `interrupted` and exits 130; the sandbox is closed either way."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print(f"[bold red]interrupted:[/] {escape(interrupted)}", highlight=False)
+        raise typer.Exit(130) from None
+    finally:
+        close = getattr(sandbox, "close", None)
+        if close:
+            close()
 
 
 def parse_seconds(text: str | None) -> float | None:
@@ -93,16 +110,9 @@ def augment(
             last[0] = now
             err.print(f"[assay] augmented: {done}/{total}", markup=False, highlight=False)
 
-    try:
+    with _sandboxed(sandbox, "nothing was written; run the command again"):
         results = run_augment(bench, labelling, sandbox, Budget(per_problem, seconds, seed), types, workers=workers or os.cpu_count() or 1,
                               progress=progress, proposed=proposed)
-    except KeyboardInterrupt:
-        err.print("[bold red]interrupted:[/] nothing was written; run the command again", highlight=False)
-        raise typer.Exit(130) from None
-    finally:
-        close = getattr(sandbox, "close", None)
-        if close:
-            close()
     elapsed = time.monotonic() - started
     target = write_suite(out, name or f"{bench.name.replace('/', '-')}-aug", bench, results, Budget(per_problem, seconds, seed), elapsed)
     table = Table(title=f"{bench.name} augmented: {len(results)} problems, {elapsed:.1f} s")
@@ -222,16 +232,9 @@ def strength(
     selected = {name: {pid: p for pid, p in view.items() if pid in references} for name, view in views.items()}
     sandbox = _sandbox_for(loaded[0], allow_weak_sandbox)
     started = time.monotonic()
-    try:
+    with _sandboxed(sandbox, "nothing was written; verdicts judged so far are cached, so the same command goes faster"):
         result = measure(selected, references, sandbox, max_mutants=max_mutants, seed=seed, workers=workers, cache_dir=cache,
                          mutate=source_mutants_of if own else python_mutants_of)
-    except KeyboardInterrupt:
-        err.print("[bold red]interrupted:[/] nothing was written; verdicts judged so far are cached, so the same command goes faster", highlight=False)
-        raise typer.Exit(130) from None
-    finally:
-        close = getattr(sandbox, "close", None)
-        if close:
-            close()
     elapsed = time.monotonic() - started
     table = Table(title=f"mutation score: {sum(result.mutants.values())} mutants of {len(references)} references, {elapsed:.1f} s")
     for column in ("suite", "problems", "mutants", "killed", "score", "without possibly equivalent"):
@@ -302,16 +305,9 @@ def reduce(
         fail(str(exc))
     sandbox = _sandbox_for(chosen, allow_weak_sandbox)
     started = time.monotonic()
-    try:
+    with _sandboxed(sandbox, "nothing was written; run the command again"):
         executor = Executor(sandbox, chosen, cache_dir=cache)
         results = run_reduce(chosen, executor, programs, max_mutants=max_mutants, seed=seed, workers=workers or os.cpu_count() or 1)
-    except KeyboardInterrupt:
-        err.print("[bold red]interrupted:[/] nothing was written; run the command again", highlight=False)
-        raise typer.Exit(130) from None
-    finally:
-        close = getattr(sandbox, "close", None)
-        if close:
-            close()
     elapsed = time.monotonic() - started
     reduced = []
     for r in results:
@@ -404,17 +400,10 @@ def audit(
             other = load_benchmark("humaneval-plus", data_dir=data_dir, cache_dir=cache)
     sandbox = _sandbox_for(bench, allow_weak_sandbox) if (strength or canary or any(p.reference for p in bench.problems.values())) else None
     started = time.monotonic()
-    try:
+    with _sandboxed(sandbox, "no report was written"):
         report = run_audit(bench, sandbox, runs=runs, python=python, originals=originals, other=other, family=family, strength=strength,
                            threshold=threshold, max_mutants=max_mutants, canary=canary, workers=workers or os.cpu_count() or 1, cache_dir=cache,
                            task_ids=ids, progress=lambda what: err.print(f"[assay] audit: {what}", markup=False, highlight=False))
-    except KeyboardInterrupt:
-        err.print("[bold red]interrupted:[/] no report was written", highlight=False)
-        raise typer.Exit(130) from None
-    finally:
-        close = getattr(sandbox, "close", None)
-        if close:
-            close()
     elapsed = time.monotonic() - started
     _show_audit(report, output_format, out, elapsed)
 
