@@ -63,6 +63,25 @@ def test_a_suite_with_more_inputs_kills_more_mutants_and_survivors_of_all_are_co
     assert data["suites"][1]["killed"] == by_name["strong"].killed
 
 
+def test_suites_that_share_a_problems_tests_judge_its_mutants_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import assay.execution.pipeline as pipeline
+
+    calls: list[set[str]] = []
+    real = pipeline.evaluate
+
+    def counting(bench, samples, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append({s.task_id for s in samples})
+        return real(bench, samples, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "evaluate", counting)
+    same = _suite([([5, 6], 1), ([], 0)])
+    other = _suite([([5, 6], 1), ([], 0), ([100, 101], 50)])
+    result = measure({"a": {"T/0": same}, "b": {"T/0": same}, "c": {"T/0": other}}, {"T/0": same}, get_sandbox(), max_mutants=8, workers=2)
+    assert len(calls) == 2  # "b" has "a"'s tests exactly: nothing judged again
+    a, b, c = result.suites
+    assert a.per_problem == b.per_problem and a.mutants == 8 and c.killed >= a.killed
+
+
 def test_strength_from_the_command_line_humaneval_against_humaneval_plus(tmp_path: Path) -> None:
     out = tmp_path / "strength.json"
     result = CliRunner().invoke(cli.app, ["strength", "humaneval", "humaneval-plus", "--task-ids", "HumanEval/0,HumanEval/2,HumanEval/13",

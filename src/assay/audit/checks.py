@@ -4,7 +4,9 @@ Each check gives findings (`assay.audit.lints.Finding`: the problem, the check, 
 - `failing-reference`: the reference solution fails its own tests, or raises on some of its inputs
   (rule 3 of the design: such problems are scored apart);
 - `reference-disagreement`: two references of one problem disagree: HumanEval's canonical solution
-  judged on HumanEval+'s inputs (EvalPlus found its defective ground truths this way);
+  judged on HumanEval+'s inputs (EvalPlus found its defective ground truths this way); for a C++, Go,
+  Java, JavaScript or Rust translation of HumanEval, HumanEval-X's canonical solution in that language
+  judged on HumanEval+'s inputs labelled by the Python reference (`assay.audit.crossref`);
 - `canary-build-fails` / `stub-passes`: prompt + a do-nothing stub + the tests does not build, or
   passes (tests that check nothing); through the judge, as any sample;
 - `weak-tests`: the problem's tests kill fewer than a threshold of the reference's mutants;
@@ -29,7 +31,7 @@ from assay.store import RunStore
 
 CHECKS: dict[str, str] = {
     "failing-reference": "the reference solution fails its own tests, or raises on some of its inputs",
-    "reference-disagreement": "two references of the same problem disagree (HumanEval's on HumanEval+'s inputs)",
+    "reference-disagreement": "two references of the same problem disagree (HumanEval's on HumanEval+'s inputs; HumanEval-X's against the Python one)",
     "canary-build-fails": "prompt + a stub + the tests does not build: no sample can pass",
     "stub-passes": "prompt + a do-nothing stub passes the tests: they check nothing",
     "weak-tests": "the tests kill fewer than the threshold of the reference's mutants",
@@ -180,10 +182,11 @@ def never_solved_findings(benchmark: Benchmark, run_dirs: Iterable[Path]) -> lis
 def audit(benchmark: Benchmark, sandbox: Sandbox | None, *, runs: list[Path] | None = None, python: Benchmark | None = None,
           originals: Benchmark | None = None, other: Benchmark | None = None, family: str = "", strength: bool = True, threshold: float = 0.8,
           max_mutants: int = 10, canary: bool = True, workers: int = 1, cache_dir: Path | None = None, task_ids: list[str] | None = None,
-          progress: Callable[[str], None] | None = None) -> Audit:
+          crossref_data: Path | None = None, progress: Callable[[str], None] | None = None) -> Audit:
     """Run every check that applies. `python`: the Python originals, for the lints; `originals`: EvalPlus's
     problems (labels, references), for a translation's strength; `other`: a second set of references of
-    the same problems (HumanEval+'s for HumanEval)."""
+    the same problems (HumanEval+'s for HumanEval); `crossref_data`: a data directory with humaneval-x/, whose
+    solutions are the second reference of a HumanEval translation into their languages."""
     say = progress or (lambda what: None)
     chosen = Benchmark(benchmark.name, benchmark.version, benchmark.content_hash, benchmark.source,
                        {pid: p for pid, p in benchmark.problems.items() if task_ids is None or pid in task_ids})
@@ -192,7 +195,7 @@ def audit(benchmark: Benchmark, sandbox: Sandbox | None, *, runs: list[Path] | N
     report.findings += lint(items_from_benchmark(chosen, python))
     report.ran += list(LINT_CHECKS)
     if sandbox is None:
-        report.skipped.update({c: "no sandbox" for c in ("failing-reference", "canary-build-fails", "stub-passes", "weak-tests")})
+        report.skipped.update({c: "no sandbox" for c in ("failing-reference", "reference-disagreement", "canary-build-fails", "stub-passes", "weak-tests")})
     else:
         if any(p.reference for p in chosen.problems.values()):
             say("references")
@@ -200,10 +203,19 @@ def audit(benchmark: Benchmark, sandbox: Sandbox | None, *, runs: list[Path] | N
             report.ran.append("failing-reference")
         else:
             report.skipped["failing-reference"] = "the benchmark has no reference solutions"
+        from assay.audit.crossref import crossref_findings, lang_of
+
+        lang = lang_of(chosen.name)
         if other is not None:
             say(f"references against {other.name}")
             report.findings += disagreement_findings(chosen, other, sandbox, workers, cache_dir)
             report.ran.append("reference-disagreement")
+        elif lang is not None and crossref_data is not None and (crossref_data / "humaneval-x").is_dir():
+            say(f"references against HumanEval-X's {lang} solutions")
+            report.findings += crossref_findings(chosen, sandbox, crossref_data, workers, cache_dir)
+            report.ran.append("reference-disagreement")
+        elif lang is not None:
+            report.skipped["reference-disagreement"] = "HumanEval-X's solutions not found (--data-dir with humaneval-x/), or --no-cross-references"
         else:
             report.skipped["reference-disagreement"] = "no second set of references for these problems"
         if canary:

@@ -121,34 +121,53 @@ def measure(suites: dict[str, dict[str, Problem]], references: dict[str, Problem
 
     mutants = {pid: mutate(p, max_mutants, seed) for pid, p in references.items()}
     results: list[SuiteStrength] = []
+    # Suites often share a problem's tests exactly (translations that keep every input, a language's base
+    # tests and another's): each distinct (problem, tests) is judged once, for the first suite that has it.
+    judged_before: dict[str, tuple[int, int, list[int]] | None] = {}
     with tempfile.TemporaryDirectory(prefix="assay-strength-") as tmp:
         for n, (name, problems) in enumerate(suites.items()):
-            shared = {pid: p for pid, p in problems.items() if mutants.get(pid)}
-            bench = Benchmark(name=f"strength:{name}", version="1", content_hash=_digest(shared), source=name, problems=shared)
-            samples = [Sample(pid, i, None, m.program) for pid in shared for i, m in enumerate(mutants[pid])]
             strength = SuiteStrength(name)
-            if samples:
-                empty = Path(tmp) / "mutants.jsonl"
-                empty.write_text("")
-                result = evaluate(bench, samples, empty, Path(tmp) / f"run-{n}", sandbox, [1], workers=workers, cache_dir=cache_dir,
-                                  progress=progress)
-                import json
-
-                judged: dict[str, list[tuple[int, str]]] = {}
-                for line in result.results_path.read_text().splitlines():
-                    row = json.loads(line)
-                    judged.setdefault(row["task_id"], []).append((row["sample_index"], row["status"]))
-                for pid, rows in judged.items():
-                    counted = [(i, status) for i, status in rows if Status(status) not in NOT_JUDGED]
-                    survivors = sorted(i for i, status in counted if status == Status.PASSED.value)
-                    if pid in result.defects:
-                        continue  # the reference fails this suite's tests: no score for it
-                    strength.per_problem[pid] = (len(counted), len(counted) - len(survivors), survivors)
+            signatures = {pid: _digest({pid: p}) for pid, p in problems.items() if mutants.get(pid)}
+            shared = {pid: problems[pid] for pid, sig in signatures.items() if sig not in judged_before}
+            if shared:
+                judged_before.update(_judge_suite(shared, mutants, n, name, Path(tmp), sandbox, workers, cache_dir, progress, evaluate))
+            for pid, sig in signatures.items():
+                score = judged_before.get(sig)
+                if score is not None:
+                    strength.per_problem[pid] = score
             results.append(strength)
     # With one suite there is nothing to tell an equivalent mutant from one the suite misses: none is estimated.
     common = set.intersection(*(set(s.per_problem) for s in results)) if len(results) > 1 else set()
     equivalent = {pid: set.intersection(*(set(s.per_problem[pid][2]) for s in results)) for pid in common}
     return Strength(results, {pid: v for pid, v in equivalent.items() if v}, {pid: len(m) for pid, m in mutants.items()})
+
+
+def _judge_suite(shared: dict[str, Problem], mutants: dict[str, list[Mutant]], n: int, name: str, tmp: Path, sandbox: Sandbox,
+                 workers: int | None, cache_dir: Path | None, progress: Callable[..., None] | None,
+                 evaluate: Callable[..., Any]) -> dict[str, tuple[int, int, list[int]] | None]:
+    """Judge every mutant of these problems against their tests: problem signature -> (judged, killed,
+    survivors), or None where the reference fails the tests (no score for that problem)."""
+    import json
+
+    bench = Benchmark(name=f"strength:{name}", version="1", content_hash=_digest(shared), source=name, problems=shared)
+    samples = [Sample(pid, i, None, m.program) for pid in shared for i, m in enumerate(mutants[pid])]
+    empty = tmp / "mutants.jsonl"
+    empty.write_text("")
+    result = evaluate(bench, samples, empty, tmp / f"run-{n}", sandbox, [1], workers=workers, cache_dir=cache_dir, progress=progress)
+    judged: dict[str, list[tuple[int, str]]] = {}
+    for line in result.results_path.read_text().splitlines():
+        row = json.loads(line)
+        judged.setdefault(row["task_id"], []).append((row["sample_index"], row["status"]))
+    out: dict[str, tuple[int, int, list[int]] | None] = {}
+    for pid, problem in shared.items():
+        rows = judged.get(pid)
+        if rows is None:
+            continue
+        counted = [(i, status) for i, status in rows if Status(status) not in NOT_JUDGED]
+        survivors = sorted(i for i, status in counted if status == Status.PASSED.value)
+        # The reference failing this suite's tests: no score for it.
+        out[_digest({pid: problem})] = None if pid in result.defects else (len(counted), len(counted) - len(survivors), survivors)
+    return out
 
 
 def _digest(problems: dict[str, Problem]) -> str:

@@ -34,8 +34,9 @@ class AugmentedFormatError(BenchmarkFormatError):
 
 
 def is_augmented(path: Path) -> bool:
-    """Whether a directory holds an augmented benchmark."""
-    return (path / PROVENANCE).is_file()
+    """Whether a directory holds an augmented benchmark of cases (an augmented hand-written suite is a
+    directory benchmark with its own benchmark.yaml, and loads as one)."""
+    return (path / PROVENANCE).is_file() and not (path / "benchmark.yaml").is_file()
 
 
 def write_suite(out: Path, name: str, source: Benchmark, results: list[Augmented], budget: Budget, seconds: float,

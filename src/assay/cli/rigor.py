@@ -1,4 +1,4 @@
-"""`assay augment`: make a benchmark's tests rigorous (more inputs, labelled by the reference)."""
+"""The rigor commands: `assay augment` (more inputs, labelled by the reference), `strength`, `reduce` and `audit`."""
 
 from __future__ import annotations
 
@@ -14,10 +14,13 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from assay.augment.generate import Budget
 from assay.cli.common import _sandbox_for, app, console, default_cache_dir, err, fail, selected_ids
+from assay.problems import Benchmark, ProgramTests, Runner
 
 if TYPE_CHECKING:
     from assay.audit.checks import Audit
+    from assay.augment.units import UnitAugmented
     from assay.problems import Problem
     from assay.sandbox.base import Sandbox
 
@@ -79,7 +82,7 @@ def augment(
     reference answers (twice, the same), and write a benchmark directory `assay evaluate` loads."""
     import os
 
-    from assay.augment.generate import Budget, CannotAugment, labelling_problems
+    from assay.augment.generate import CannotAugment, labelling_problems
     from assay.augment.generate import augment as run_augment
     from assay.augment.suite import write_suite
     from assay.benchmarks import UnknownBenchmark, load_benchmark
@@ -91,6 +94,11 @@ def augment(
     try:
         bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache)
         ids = set(selected_ids(bench, limit, task_ids))
+        if _hand_written(bench):
+            if seeds_from_model:
+                fail("--seeds-from-model: only for benchmarks with a Python reference (a hand-written suite's seeds are its tests' calls)")
+            _augment_units(bench, ids, out, Budget(per_problem, seconds, seed), workers or os.cpu_count() or 1, allow_weak_sandbox)
+            return
         labelling, types, skipped = labelling_problems(bench, data_dir=data_dir, cache_dir=cache)
     except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError, CannotAugment) as exc:
         fail(str(exc))
@@ -133,6 +141,49 @@ def augment(
         err.print(f"[yellow]not augmented[/] {escape(why)}")
     if len(skipped) > 5:
         err.print(f"[yellow]not augmented[/] ... and {len(skipped) - 5} more problems")
+    console.print(f"augmented benchmark: {target} (assay evaluate {target} --samples ...)")
+
+
+def _hand_written(bench: Benchmark) -> bool:
+    """A suite of unit tests with references in its own language (swift-suite, a benchmark directory)."""
+    return all(isinstance(p.tests, ProgramTests) and p.tests.runner == Runner.UNITS for p in bench.problems.values())
+
+
+def _augment_units(bench: Benchmark, ids: set[str], out: Path, budget: Budget, workers: int, allow_weak: bool) -> None:
+    """`assay augment` of a hand-written suite: unit tests added to each function-level problem, labelled by its reference."""
+    from assay.augment.units import augment_units, write_units_suite
+
+    selected = Benchmark(name=bench.name, version=bench.version, content_hash=bench.content_hash, source=bench.source,
+                         problems={pid: p for pid, p in bench.problems.items() if pid in ids})
+    sandbox = _sandbox_for(bench, allow_weak)
+    started = time.monotonic()
+
+    def progress(done: UnitAugmented) -> None:
+        what = f"not augmented: {done.skipped}" if done.skipped else f"{done.kept} tests added"
+        err.print(f"[assay] {done.problem_id}: {what}", markup=False, highlight=False)
+
+    with _sandboxed(sandbox, "nothing was written; run the command again"):
+        results = augment_units(selected, sandbox, budget, workers=workers, progress=progress)
+    elapsed = time.monotonic() - started
+    if not any(r.tests for r in results):
+        fail(f"nothing to augment in {bench.name}: " + "; ".join(f"{r.problem_id}: {r.skipped}" for r in results[:3]))
+    target = write_units_suite(Path(bench.source), out, bench, results, budget, elapsed)
+    table = Table(title=f"{bench.name} augmented: {sum(1 for r in results if r.tests)} of {len(results)} problems, {elapsed:.1f} s")
+    for column in ("", "seeds", "generated", "kept", "expect an error", "dropped"):
+        table.add_column(column, justify="right" if column else "left")
+    for r in results:
+        if r.tests:
+            table.add_row(r.problem_id, str(r.seeds), str(r.generated), str(r.kept), str(r.raising), str(r.generated - r.kept))
+    console.print(table)
+    dropped: dict[str, int] = {}
+    for r in results:
+        for why, n in r.dropped.items():
+            dropped[why] = dropped.get(why, 0) + n
+    for why, n in sorted(dropped.items(), key=lambda kv: -kv[1]):
+        console.print(f"dropped {n}: {escape(why)}")
+    for r in results:
+        if r.skipped:
+            err.print(f"[yellow]not augmented[/] {escape(r.problem_id)}: {escape(r.skipped)}")
     console.print(f"augmented benchmark: {target} (assay evaluate {target} --samples ...)")
 
 
@@ -183,7 +234,6 @@ def strength(
     from assay.benchmarks import UnknownBenchmark, load_benchmark
     from assay.benchmarks._fetch import DataUnavailable
     from assay.benchmarks.directory import BenchmarkFormatError
-    from assay.problems import Benchmark
 
     cache = cache_dir or default_cache_dir()
     views: dict[str, dict[str, Problem]] = {}
@@ -196,13 +246,14 @@ def strength(
             if family and family not in originals:
                 with contextlib.suppress(DataUnavailable):
                     originals[family] = load_benchmark(f"{family}-plus", data_dir=data_dir, cache_dir=cache)
+            key = bench.name if bench.name not in views else f"{bench.name} ({name})"  # an augmented suite keeps its source's name
             if own_language(bench):  # hand-written references in the benchmark's language: mutants of those
-                views[bench.name] = dict(bench.problems)
+                views[key] = dict(bench.problems)
                 loaded.append(bench)
                 continue
             if any(p.language != "python" for p in bench.problems.values()) and family not in originals:
                 fail(f"{bench.name}: measuring a translation needs its Python original (HumanEval+ or MBPP+ data); none was found")
-            views[bench.name] = python_view(bench, originals.get(family), family)
+            views[key] = python_view(bench, originals.get(family), family)
             loaded.append(bench)
     except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
         fail(str(exc))
@@ -351,6 +402,9 @@ def audit(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here (md or json) instead of stdout.")] = None,
     strength: Annotated[bool, typer.Option("--strength/--no-strength", help="Measure each problem's test strength (mutants of the reference).")] = True,
     canary: Annotated[bool, typer.Option("--canary/--no-canary", help="Build prompt + stub + tests for every problem.")] = True,
+    cross_references: Annotated[bool, typer.Option("--cross-references/--no-cross-references",
+                                                   help="Judge HumanEval-X's solution in the translation's language (C++, Go, Java, JS, Rust) "
+                                                        "on HumanEval+'s inputs: a second reference.")] = True,
     threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=1.0, help="A problem whose tests kill fewer of the mutants than this is weak.")] = 0.8,
     max_mutants: Annotated[int, typer.Option("--max-mutants", min=1, help="Mutants per problem for the strength check.")] = 10,
     limit: LimitOpt = None,
@@ -371,7 +425,6 @@ def audit(
     from assay.benchmarks import UnknownBenchmark, load_benchmark
     from assay.benchmarks._fetch import DataUnavailable
     from assay.benchmarks.directory import BenchmarkFormatError
-    from assay.problems import Benchmark
 
     if output_format not in ("table", "md", "json"):
         fail(f"--format {output_format}: give table, md or json")
@@ -398,14 +451,28 @@ def audit(
             originals = load_benchmark(f"{family}-plus", data_dir=data_dir, cache_dir=cache)
         if bench.name == "humaneval":
             other = load_benchmark("humaneval-plus", data_dir=data_dir, cache_dir=cache)
-    sandbox = _sandbox_for(bench, allow_weak_sandbox) if (strength or canary or any(p.reference for p in bench.problems.values())) else None
+    from assay.audit.crossref import lang_of
+
+    judged = strength or canary or any(p.reference for p in bench.problems.values()) or (cross_references and lang_of(bench.name) is not None)
+    sandbox = _sandbox_for(bench, allow_weak_sandbox) if judged else None
     started = time.monotonic()
     with _sandboxed(sandbox, "no report was written"):
         report = run_audit(bench, sandbox, runs=runs, python=python, originals=originals, other=other, family=family, strength=strength,
                            threshold=threshold, max_mutants=max_mutants, canary=canary, workers=workers or os.cpu_count() or 1, cache_dir=cache,
-                           task_ids=ids, progress=lambda what: err.print(f"[assay] audit: {what}", markup=False, highlight=False))
+                           task_ids=ids, crossref_data=(data_dir or _data_dir()) if cross_references else None,
+                           progress=lambda what: err.print(f"[assay] audit: {what}", markup=False, highlight=False))
     elapsed = time.monotonic() - started
     _show_audit(report, output_format, out, elapsed)
+
+
+def _data_dir() -> Path | None:
+    """$ASSAY_DATA_DIR, where the loaders look for local data when --data-dir is not given."""
+    import os
+
+    from assay.benchmarks._fetch import DATA_DIR_ENV
+
+    value = os.environ.get(DATA_DIR_ENV)
+    return Path(value) if value else None
 
 
 def _audit_file(path: Path, output_format: str, out: Path | None, data_dir: Path | None, cache: Path) -> None:

@@ -20,7 +20,7 @@ def _same(a: str, b: str) -> bool:
 
 def adapt(problem: Problem, row: dict[str, Any]) -> str:
     """HumanEval-X's solution, then MultiPL-E's function forwarding to it."""
-    solution = row["declaration"] + row["canonical_solution"]
+    solution = str(row["declaration"]) + str(row["canonical_solution"])
     names = re.findall(r"const\s+(\w+)\s*=", solution)
     declared = re.findall(r"const\s+(\w+)\s*=", row["declaration"])
     name = next((n for n in names if _same(n, problem.entry_point)), declared[-1] if declared else problem.entry_point)

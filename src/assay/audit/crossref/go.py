@@ -125,7 +125,7 @@ def adapt(problem: Problem, row: dict[str, Any]) -> str:
     """MultiPL-E's package and imports, HumanEval-X's solution, then MultiPL-E's function forwarding to it."""
     package = re.search(r"^package\s+\w+", problem.prompt, re.M)
     # HumanEval-X's prompt (its helpers included, as upstream runs it) less its import block, then the solution.
-    solution = re.sub(r"^import\s*\(.*?\)[ \t]*$", "", row["prompt"], flags=re.M | re.S) + row["canonical_solution"]
+    solution = re.sub(r"^import\s*\(.*?\)[ \t]*$", "", str(row["prompt"]), flags=re.M | re.S) + str(row["canonical_solution"])
     code = re.sub(r"//[^\n]*", "", solution)
     used = [f'"{path}"' for name, path in PACKAGES.items() if re.search(rf"(?<![\w.]){name}\.", code)]
     specs = list(dict.fromkeys([*imports(problem.prompt), *used, '"reflect"']))

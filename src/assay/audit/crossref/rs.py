@@ -21,7 +21,7 @@ from typing import Any
 
 from assay.problems import Problem
 
-Type = tuple  # ("prim", name) | ("ref", T) | ("Vec", T) | ("Option", T) | ("HashMap", K, V) | ("tuple", *T)
+Type = tuple[Any, ...]  # ("prim", name) | ("ref", T) | ("Vec", T) | ("Option", T) | ("HashMap", K, V) | ("tuple", *T)
 
 SENTINELS = {"90": "-1", "128": "-32768", "136": "0", "162": '"None"'}
 CRATES = re.compile(r"\b(?:Regex|regex::|md5::|rand::|thread_rng)\b|\bRng\b")
@@ -116,7 +116,7 @@ def _split(text: str) -> list[str]:
 def render(t: Type) -> str:
     kind = t[0]
     if kind == "prim":
-        return t[1]
+        return str(t[1])
     if kind == "ref":
         return "&" + render(t[1])
     if kind == "tuple":

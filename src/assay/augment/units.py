@@ -1,0 +1,738 @@
+"""Augmenting a hand-written suite in its own language (swift-suite, a directory benchmark): more unit
+tests, labelled by the suite's own reference in that language.
+
+Such a suite has no Python original and no cases: its tests are unit tests (`func test_x() throws`
+with the prelude's expectations). A function-level problem whose entry point's signature is in the
+typed value model (Int, Double, String, Bool, arrays, dictionaries, optionals and tuples of them) is
+augmented as a Python benchmark is:
+
+1. Seeds: the entry point's calls in tests.swift whose arguments are literals (a `let` bound once to
+   a literal counts as one), read by a small Swift literal reader.
+2. Type-aware mutation from the seeds by the signature's types (`assay.augment.mutate`).
+3. Labelling by differential testing: the reference (with the problem's context) runs in the sandbox
+   on every input under a case harness that writes each result through an encoder generated for the
+   declared result type, or the error thrown as `String(reflecting:)` (a throwing entry point's
+   errors are part of what it does, so they are labelled too, not dropped). An input is dropped, and
+   counted, where the reference traps, hits its time limit, or answers differently the second time.
+4. The kept inputs become unit tests appended to the problem's own tests.swift, each an
+   `expectEqual` (`expectApproxEqual` for a Double, `expectThrows(..., matching:)` for an error), so
+   they are judged exactly as the hand-written ones are: the prelude's names randomised per build and
+   each passing test reporting its token (assay.languages.swift_units).
+
+Problems that cannot be augmented this way (class-level, generic, async, or with a type outside the
+model) are copied unchanged and reported with the reason. The output is a directory benchmark in the
+same format (docs/benchmark-format.md), with `augment.json` for its provenance.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.augment.generate import GENERATOR_VERSION, Budget, CannotAugment
+from assay.problems import Benchmark, Problem
+from assay.sandbox.base import Sandbox
+from assay.values import BOOL, FLOAT, INT, STR, Type, UnsupportedType, coerce, dict_of, fits, list_of, optional, tuple_of
+
+UNITS_FORMAT = "assay-augmented-units"
+PROVENANCE = "augment.json"
+CHUNK = 100  # inputs labelled in one build of the reference
+TEST_PREFIX = "test_assay_augmented_"
+
+_SCALARS = {"Int": INT, "Double": FLOAT, "String": STR, "Bool": BOOL}
+
+
+@dataclass(frozen=True)
+class SwiftFunction:
+    """A top-level Swift function in the value model: name, (label, type) per parameter (label "_": none), result, throws."""
+
+    name: str
+    params: tuple[tuple[str, Type], ...]
+    returns: Type
+    throws: bool
+    opaque: str = ""  # a result type outside the value model (an enum or struct of the context): labelled by its description
+
+    @property
+    def types(self) -> list[Type]:
+        return [t for _, t in self.params]
+
+    def call(self, args: Sequence[Any]) -> str:
+        """The call with Swift literals (MultiPL-E's renderer), prefixed by `try` when it throws."""
+        from assay.languages.swift_cases import render
+
+        parts = [render(a, t) if label == "_" else f"{label}: {render(a, t)}" for a, (label, t) in zip(args, self.params, strict=True)]
+        return ("try " if self.throws else "") + f"{self.name}({', '.join(parts)})"
+
+
+# ---------------------------------------------------------------- signatures and types
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    """`text` split at `sep` outside brackets, parentheses, angle brackets and string literals."""
+    out, depth, start, i, quote = [], 0, 0, 0, False
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quote = False
+        elif c == '"':
+            quote = True
+        elif c in "([<":
+            depth += 1
+        elif c in ")]>":
+            depth -= 1
+        elif c == sep and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+        i += 1
+    out.append(text[start:])
+    return [part.strip() for part in out]
+
+
+def swift_type(text: str) -> Type:
+    """The value-model Type of a Swift type (raises UnsupportedType for anything else)."""
+    t = text.strip()
+    if t.endswith("?"):
+        return optional(swift_type(t[:-1]))
+    if t in _SCALARS:
+        return _SCALARS[t]
+    if t.startswith("[") and t.endswith("]"):
+        inner = _split_top(t[1:-1], ":")
+        if len(inner) == 2:
+            return dict_of(swift_type(inner[0]), swift_type(inner[1]))
+        return list_of(swift_type(t[1:-1]))
+    for generic in ("Array<", "Dictionary<"):
+        if t.startswith(generic) and t.endswith(">"):
+            args = [swift_type(p) for p in _split_top(t[len(generic) : -1])]
+            return list_of(args[0]) if generic == "Array<" else dict_of(args[0], args[1])
+    if t.startswith("(") and t.endswith(")"):
+        parts = [p.split(":", 1)[-1] if re.match(r"^\w+\s*:", p) else p for p in _split_top(t[1:-1])]
+        return swift_type(parts[0]) if len(parts) == 1 else tuple_of(*(swift_type(p) for p in parts))
+    raise UnsupportedType(f"Swift type {t!r} is outside the value model")
+
+
+def swift_function(signature: str, name: str) -> SwiftFunction:
+    """The top-level function `name` declared in signature.swift, in the value model; raises CannotAugment."""
+    from assay.languages.swift_units import code_only
+
+    code = code_only(signature)
+    head = re.search(rf"^(?:(?:public|internal)\s+)?func\s+{re.escape(name)}\s*([<(])", code, re.M)
+    if head is None:
+        if re.search(rf"\bfunc\s+{re.escape(name)}\b", code):
+            raise CannotAugment(f"{name} is a method, not a top-level function")
+        raise CannotAugment(f"no top-level function {name} (a class-level problem)")
+    if head.group(1) == "<":
+        raise CannotAugment(f"{name} is generic: no concrete types to generate inputs of")
+    start = head.end() - 1
+    depth, end = 0, start
+    for end in range(start, len(code)):
+        depth += {"(": 1, ")": -1}.get(code[end], 0)
+        if depth == 0:
+            break
+    params_text = signature[start + 1 : end]
+    rest = code[end + 1 : code.find("{", end)]
+    if re.search(r"\basync\b", rest):
+        raise CannotAugment(f"{name} is async")
+    if re.search(r"\bwhere\b|\bsome\b|\bany\b", rest):
+        raise CannotAugment(f"{name}'s result type is generic or existential")
+    arrow = rest.split("->", 1)
+    try:
+        if len(arrow) != 2 or arrow[1].strip() in ("Void", "()"):
+            raise CannotAugment(f"{name} returns nothing: no output to label")
+        opaque = ""
+        try:
+            returns = swift_type(arrow[1])
+        except UnsupportedType:
+            if not re.fullmatch(r"[A-Za-z_][\w.]*\??", arrow[1].strip()):
+                raise
+            opaque, returns = arrow[1].strip(), STR
+        params: list[tuple[str, Type]] = []
+        for part in _split_top(params_text) if params_text.strip() else []:
+            declared, _, kind = part.partition(":")
+            kind = kind.split("=", 1)[0]
+            if "@" in kind or "->" in kind or "inout" in kind or "..." in kind:
+                raise CannotAugment(f"{name} takes a closure, inout or variadic parameter")
+            words = declared.split()
+            params.append((words[0], swift_type(kind)))
+    except UnsupportedType as exc:
+        raise CannotAugment(f"{name}: {exc}") from None
+    if _holds_float(returns, top=True):
+        raise CannotAugment(f"{name} returns Doubles inside a container: no tolerance to compare them with")
+    return SwiftFunction(name, tuple(params), returns, throws=bool(re.search(r"\b(re)?throws\b", arrow[0])), opaque=opaque)
+
+
+def _holds_float(t: Type, top: bool = False) -> bool:
+    if t.kind == "float":
+        return not top
+    if t.kind == "optional":
+        return _holds_float(t.args[0], top)
+    return any(_holds_float(a) for a in t.args)
+
+
+# ---------------------------------------------------------------- seeds: literal calls in tests.swift
+
+
+class NotLiteral(ValueError):
+    """An argument that is not a literal this reader knows."""
+
+
+class _Literal:
+    """A reader of Swift literals: numbers, strings (one-line and multi-line, no interpolation), true,
+    false, nil, arrays, dictionaries, and empty `[T]()` / `[K: V]()`."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.i = text, 0
+
+    def read(self) -> Any:
+        value = self.value()
+        self.space()
+        if self.i != len(self.text):
+            raise NotLiteral(self.text[self.i : self.i + 20])
+        return value
+
+    def space(self) -> None:
+        while self.i < len(self.text) and self.text[self.i] in " \t\r\n":
+            self.i += 1
+
+    def value(self) -> Any:
+        self.space()
+        text, i = self.text, self.i
+        if text.startswith('"""', i):
+            return self.multiline()
+        if text.startswith('"', i):
+            return self.string()
+        if text.startswith("[", i):
+            return self.collection()
+        number = re.compile(r"-?(?:0x[0-9a-fA-F_]+|\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?)").match(text, i)
+        if number:
+            self.i = number.end()
+            raw = number.group().replace("_", "")
+            return int(raw, 16) if "0x" in raw else float(raw) if any(c in raw for c in ".eE") else int(raw)
+        word = re.compile(r"[A-Za-z_]\w*").match(text, i)
+        if word and word.group() in ("true", "false", "nil"):
+            self.i = word.end()
+            return {"true": True, "false": False, "nil": None}[word.group()]
+        raise NotLiteral(text[i : i + 20])
+
+    def string(self) -> str:
+        close = self.i + 1
+        while close < len(self.text) and self.text[close] not in '"\n':
+            close += 2 if self.text[close] == "\\" else 1
+        if close >= len(self.text) or self.text[close] != '"':
+            raise NotLiteral("an unterminated string")
+        raw, self.i = self.text[self.i + 1 : close], close + 1
+        return _unescape(raw)
+
+    def multiline(self) -> str:
+        opened = self.i + 3
+        close = self.text.find('"""', opened)
+        if close < 0 or self.text[opened : opened + 1] != "\n":
+            raise NotLiteral("a multi-line string")
+        lines = self.text[opened + 1 : close].split("\n")
+        indent = lines[-1]
+        if indent.strip() or any(line.strip() and not line.startswith(indent) for line in lines[:-1]):
+            raise NotLiteral("a multi-line string with uneven indentation")
+        self.i = close + 3
+        return _unescape("\n".join(line[len(indent) :] for line in lines[:-1]))
+
+    def collection(self) -> Any:
+        depth, close = 0, self.i
+        for close in range(self.i, len(self.text)):
+            depth += {"[": 1, "]": -1}.get(self.text[close], 0)
+            if depth == 0:
+                break
+        if self.text.startswith("()", close + 1) and re.fullmatch(r"[\w\s:\[\]?<>,.]+", self.text[self.i + 1 : close]):
+            inner = self.text[self.i + 1 : close]
+            self.i = close + 3
+            return {} if len(_split_top(inner, ":")) == 2 else []
+        self.i += 1
+        self.space()
+        if self.text.startswith(":", self.i):
+            self.i += 1
+            self.space()
+            self.expect("]")
+            return {}
+        items: list[Any] = []
+        pairs: dict[Any, Any] = {}
+        is_dict: bool | None = None
+        while True:
+            self.space()
+            if self.text.startswith("]", self.i):
+                self.i += 1
+                return pairs if is_dict else items
+            first = self.value()
+            self.space()
+            if self.text.startswith(":", self.i):
+                if is_dict is False:
+                    raise NotLiteral("a mixed collection")
+                is_dict = True
+                self.i += 1
+                pairs[_hashable(first)] = self.value()
+            else:
+                if is_dict:
+                    raise NotLiteral("a mixed collection")
+                is_dict = False
+                items.append(first)
+            self.space()
+            if self.text.startswith(",", self.i):
+                self.i += 1
+            elif not self.text.startswith("]", self.i):
+                raise NotLiteral(self.text[self.i : self.i + 20])
+
+    def expect(self, token: str) -> None:
+        if not self.text.startswith(token, self.i):
+            raise NotLiteral(self.text[self.i : self.i + 20])
+        self.i += len(token)
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", '"': '"', "'": "'", "\\": "\\"}
+
+
+def _unescape(raw: str) -> str:
+    """A string literal's body with its escapes read (`\\u{..}` included); raises NotLiteral on an interpolation."""
+    out, i = [], 0
+    while i < len(raw):
+        c = raw[i]
+        if c != "\\":
+            out.append(c)
+            i += 1
+            continue
+        nxt = raw[i + 1 : i + 2]
+        if nxt in _ESCAPES:
+            out.append(_ESCAPES[nxt])
+            i += 2
+            continue
+        scalar = re.compile(r"\\u\{([0-9a-fA-F]{1,8})\}").match(raw, i)
+        if scalar is None:
+            raise NotLiteral("an interpolated or unknown escape")
+        out.append(chr(int(scalar.group(1), 16)))
+        i = scalar.end()
+    return "".join(out)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, (list, dict)):
+        raise NotLiteral("a collection as a dictionary key")
+    return value
+
+
+def literal(text: str) -> Any:
+    """A Swift literal's plain value; raises NotLiteral."""
+    return _Literal(text).read()
+
+
+def _literal_bindings(tests: str) -> list[tuple[int, str, Any]]:
+    """Every `let name = <literal>` in the tests: (offset, name, value, or NotLiteral where it is not a literal)."""
+    found: list[tuple[int, str, Any]] = []
+    for match in re.finditer(r"^[ \t]*let[ \t]+(\w+)[ \t]*=[ \t]*", tests, re.M):
+        end = _expression_end(tests, match.end())
+        try:
+            found.append((match.start(), match.group(1), literal(tests[match.end() : end])))
+        except NotLiteral:
+            found.append((match.start(), match.group(1), NotLiteral))
+    return found
+
+
+def _bound(bindings: list[tuple[int, str, Any]], name: str, at: int, scope: int) -> Any:
+    """The literal `name` is bound to at offset `at`: the last `let` of it in the same test function."""
+    for offset, bound, value in reversed(bindings):
+        if scope <= offset < at and bound == name:
+            if value is NotLiteral:
+                raise NotLiteral(name)
+            return value
+    raise NotLiteral(name)
+
+
+def _expression_end(text: str, start: int) -> int:
+    """Where the expression starting at `start` ends: the end of its line, past brackets and strings that go on."""
+    depth, i = 0, start
+    while i < len(text):
+        if text.startswith('"""', i):
+            close = text.find('"""', i + 3)
+            i = close + 3 if close >= 0 else len(text)
+            continue
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < len(text) and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "\n" and depth <= 0:
+            return i
+        i += 1
+    return i
+
+
+def seeds_of(tests: str, fn: SwiftFunction) -> list[tuple[Any, ...]]:
+    """The argument tuples of the entry point's calls in tests.swift whose every argument is a literal
+    (or a name bound once to one), in the signature's types, deduplicated in source order."""
+    from assay.augment.mutate import canonical
+    from assay.languages.swift_units import TEST_FUNC, code_only
+
+    bindings = _literal_bindings(tests)
+    heads = [m.start() for m in TEST_FUNC.finditer(tests)]
+    code = code_only(tests)  # comments and string contents blanked, offsets kept: calls are found in code only
+    out: list[tuple[Any, ...]] = []
+    seen: set[str] = set()
+    for match in re.finditer(rf"(?<![\w.]){re.escape(fn.name)}\(", code):
+        depth, end = 0, match.end() - 1
+        for end in range(match.end() - 1, len(code)):
+            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            if depth == 0:
+                break
+        args = _split_top(tests[match.end() : end]) if tests[match.end() : end].strip() else []
+        if len(args) != len(fn.params):
+            continue
+        values: list[Any] = []
+        scope = max((h for h in heads if h < match.start()), default=0)
+        try:
+            for arg, (label, t) in zip(args, fn.params, strict=True):
+                if label != "_":
+                    if not arg.startswith(f"{label}:"):
+                        raise NotLiteral(arg)
+                    arg = arg[len(label) + 1 :].strip()
+                value = _bound(bindings, arg, match.start(), scope) if re.fullmatch(r"[A-Za-z_]\w*", arg) and arg not in ("true", "false", "nil") else literal(arg)
+                if not fits(value, t):
+                    raise NotLiteral(arg)
+                values.append(coerce(value, t))
+        except NotLiteral:
+            continue
+        key = canonical(tuple(values))
+        if key not in seen:
+            seen.add(key)
+            out.append(tuple(values))
+    return out
+
+
+# ---------------------------------------------------------------- labelling by the reference, in Swift
+
+# Each case runs in a child forked from the harness, under its own CPU and wall limits, so a trap
+# (a failed precondition, an out-of-range index) or a loop costs that input only, not a rebuild.
+# The reference is trusted code: these records are read by `label_inputs` alone, never by a judge.
+_RUNNER = r"""
+func assayDescribe<T>(_ v: T) -> String { assayString(String(reflecting: v)) }
+func assayRaised(_ i: Int, _ e: Error) { assayWrite(String(i) + " e " + assayString(String(reflecting: e))) }
+func assayRun(_ i: Int, _ body: () -> Void) {
+    let pid = fork()
+    if pid == 0 {
+        var cpu = rlimit(rlim_cur: __CPU__, rlim_max: __CPU__ + 1)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &cpu)
+        alarm(__WALL__)
+        body()
+        _exit(0)
+    }
+    if pid < 0 { assayWrite(String(i) + " x fork"); return }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    if status != 0 { assayWrite(String(i) + " x " + String(status & 0x7f) + " " + String((status >> 8) & 0xff)) }
+}
+"""
+CASE_CPU = 1  # CPU seconds of the reference on one input (a slower input makes slow tests; dropped)
+CASE_WALL = 5
+
+
+def labelling_main(fn: SwiftFunction, calls: Sequence[str]) -> str:
+    """main.swift of a labelling run: each call, in a child of its own, writes its result through the
+    result type's encoder, or its error; the parent writes how a child that did neither ended."""
+    from assay.languages.swift_cases import HELPERS, IMPORTS, Encoders
+
+    encoders = Encoders()
+    top = "assayDescribe" if fn.opaque else encoders.of(fn.returns)
+    body = "do {{ assayCase({i}, {top}({call})) }} catch {{ assayRaised({i}, error) }}" if fn.throws else "assayCase({i}, {top}({call}))"
+    lines = [f"    assayRun({i}) {{ " + body.format(i=i, top=top, call=call) + " }" for i, call in enumerate(calls)]
+    groups = [lines[k : k + 50] for k in range(0, len(lines), 50)]
+    functions = "\n".join(f"func assayCases{g}() {{\n" + "\n".join(group) + "\n}" for g, group in enumerate(groups))
+    run = "\n".join(f"assayCases{g}()" for g in range(len(groups)))
+    runner = _RUNNER.replace("__CPU__", str(CASE_CPU)).replace("__WALL__", str(CASE_WALL))
+    return IMPORTS + HELPERS + runner + "\n".join(encoders.defs) + "\n" + functions + "\n" + run + f"\nassayFinish({len(calls)})\n"
+
+
+@dataclass(frozen=True)
+class Label:
+    """The reference's outcome on one input: ("v", value), ("e", the error's description), or why it has none."""
+
+    kind: str  # "v", "e", or a reason the input is dropped: "trap", "timeout", "build", "unplain", "not labelled"
+    value: Any = None
+
+
+_LINE = re.compile(r"(\d+) ([vex]) (.*)")
+_TIMEOUT_SIGNALS = (9, 14, 24)  # SIGKILL (the CPU hard limit), SIGALRM, SIGXCPU
+
+
+def label_inputs(sandbox: Sandbox, problem: Problem, fn: SwiftFunction, inputs: Sequence[tuple[Any, ...]]) -> list[Label]:
+    """Run the reference on every input in the sandbox, CHUNK inputs a build, each input in its own child."""
+    from assay.languages import get_language
+    from assay.languages.base import build_failure
+
+    language = get_language(problem.language)
+    toolchain = language.toolchain()
+    language.prepare(toolchain)
+    labels: list[Label] = [Label("not labelled")] * len(inputs)
+    calls = [fn.call(a) for a in inputs]
+    for start in range(0, len(inputs), CHUNK):
+        end = min(start + CHUNK, len(inputs))
+        budget = float(CASE_WALL * (end - start) + 10)
+        limits = type(language.limits)(**{**asdict(language.limits), "run_cpu": budget, "run_wall": budget})
+        files = {"prelude.swift": b"", "solution.swift": problem.reference.encode(), "tests.swift": b"",
+                 "main.swift": labelling_main(fn, calls[start:end]).encode()}
+        if problem.context.strip():
+            files["context.swift"] = problem.context.encode()
+        result = language.run_program(sandbox, problem, files, limits, toolchain, channel_bytes=64 * 1024**2)
+        if result.error:
+            raise RuntimeError(f"sandbox: {result.error}")
+        if build_failure(result, limits) is not None:
+            labels[start:end] = [Label("build")] * (end - start)
+            continue
+        for line in result.channel.decode("utf-8", "surrogateescape").split("\n"):
+            match = _LINE.fullmatch(line)
+            if match is None or not 0 <= int(match.group(1)) < end - start:
+                continue
+            i, kind, payload = start + int(match.group(1)), match.group(2), match.group(3)
+            if kind == "x":
+                signal = payload.split()[0]
+                labels[i] = Label("timeout" if signal.isdigit() and int(signal) in _TIMEOUT_SIGNALS else "trap")
+            elif labels[i].kind == "not labelled":
+                labels[i] = _label(language, fn, kind, payload)
+    return labels
+
+
+def _label(language: Any, fn: SwiftFunction, kind: str, payload: str) -> Label:
+    from assay.values import WireError
+
+    if kind == "e":
+        try:
+            return Label("e", str(json.loads(payload)))
+        except (ValueError, TypeError):
+            return Label("unplain")
+    try:
+        return Label("v", language.decode_result(payload, fn.returns))
+    except WireError:
+        return Label("unplain")
+
+
+# ---------------------------------------------------------------- the generated tests
+
+
+def test_text(fn: SwiftFunction, cases: Sequence[tuple[tuple[Any, ...], Label]], first: int = 0) -> str:
+    """The unit tests for labelled inputs, one function each, numbered from `first`."""
+    from assay.languages.swift_cases import render, swift_string
+
+    out = []
+    for n, (args, label) in enumerate(cases, first):
+        call = fn.call(args)
+        if label.kind == "e":
+            check = f"try expectThrows({call}, matching: {{ Swift.String(reflecting: $0) == {swift_string(label.value)} }})"
+        elif fn.returns.kind == "float" or (fn.returns.kind == "optional" and fn.returns.args[0].kind == "float" and label.value is not None):
+            value = float(label.value)
+            check = f"try expectApproxEqual({call}{'!' if fn.returns.kind == 'optional' else ''}, {render(value, FLOAT)}, tolerance: {max(1e-9, abs(value) * 1e-9)!r})"
+        elif fn.opaque:  # the reference's value, written back as the expression its description is
+            check = f"try expectEqual({call}, {_expression(str(label.value))})"
+        else:
+            check = f"try expectEqual({call}, {render(label.value, fn.returns)})"
+        out.append(f"func {TEST_PREFIX}{n}() throws {{\n    {check}\n}}\n")
+    return "\n".join(out)
+
+
+def _expression(description: str) -> str:
+    """`String(reflecting:)` of an enum case or a struct (`FoundationEssentials.ComparisonResult.orderedSame`,
+    `AssayProgram.Point(x: 1, y: 2)`, `Optional(...)`) as the Swift expression that makes it: module names
+    dropped. Whether it builds and equals the reference's value is checked by judging the reference."""
+    text = re.sub(r"(?<![\w.\"])(?:AssayProgram|FoundationEssentials|Foundation|Swift)\.", "", description)
+    while text.startswith("Optional(") and text.endswith(")"):
+        text = text[len("Optional(") : -1]
+    return text
+
+
+# ---------------------------------------------------------------- one problem, one suite
+
+
+@dataclass
+class UnitAugmented:
+    """One problem of a hand-written suite: the tests added to it, or why it was not augmented."""
+
+    problem_id: str
+    folder: str
+    tests: str = ""  # the generated unit tests (appended to tests.swift)
+    seeds: int = 0
+    generated: int = 0
+    kept: int = 0
+    raising: int = 0  # of the kept, inputs on which the reference throws (their tests expect that error)
+    dropped: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    skipped: str = ""  # why it was not augmented ("" when it was)
+
+
+_WHY = {"trap": "the reference traps", "timeout": "the reference hits its time limit", "build": "the labelling program does not build",
+        "unplain": "the reference's output does not decode", "not labelled": "not labelled (the labelling run ended early)",
+        "again": "the reference answers differently the second time"}
+
+
+def augment_unit_problem(problem: Problem, sandbox: Sandbox, budget: Budget, deadline: float | None = None) -> UnitAugmented:
+    """Seeds, mutation and labelling for one function-level problem of a hand-written suite."""
+    from assay.augment.mutate import Mutator, canonical
+    from assay.problems import test_program
+
+    started = time.monotonic()
+    folder = problem.id.split("/", 1)[-1]
+    result = UnitAugmented(problem.id, folder)
+    try:
+        fn = swift_function(str(problem.extra.get("signature", "")), problem.entry_point)
+        seeds = seeds_of(test_program(problem).code, fn)
+        if not seeds:
+            raise CannotAugment(f"no call of {fn.name} in tests.swift has only literal arguments")
+    except CannotAugment as exc:
+        result.skipped = str(exc)
+        return result
+    result.seeds = len(seeds)
+    rng = random.Random(f"{budget.seed}:{problem.id}")
+    seen = {canonical(s) for s in seeds}
+    kept: list[tuple[tuple[Any, ...], Label]] = []
+    dropped: Counter[str] = Counter()
+    for round_ in range(4):
+        need = budget.per_problem - len(kept)
+        if need <= 0 or (deadline is not None and time.monotonic() >= deadline):
+            break
+        mutator = Mutator(fn.types, seeds + [a for a, _ in kept], rng)
+        new = [a for a in mutator.generate(need if round_ == 0 else 2 * need) if canonical(a) not in seen]
+        new = [a for a in new if _renders(fn, a)]
+        if not new:
+            break
+        seen.update(canonical(a) for a in new)
+        new.sort(key=lambda a: (len(canonical(a)), canonical(a)))
+        result.generated += len(new)
+        first = label_inputs(sandbox, problem, fn, new)
+        valid = [i for i, label in enumerate(first) if label.kind in ("v", "e")]
+        again = label_inputs(sandbox, problem, fn, [new[i] for i in valid])
+        second = dict(zip(valid, again, strict=True))
+        for i, (args, label) in enumerate(zip(new, first, strict=True)):
+            if label.kind not in ("v", "e"):
+                dropped[_WHY.get(label.kind, label.kind)] += 1
+            elif second[i] != label:
+                dropped[_WHY["again"]] += 1
+            elif len(kept) < budget.per_problem:
+                kept.append((args, label))
+            else:
+                dropped["more than asked for"] += 1
+    tests, why = _verified(problem, sandbox, fn, kept, dropped)
+    if why:
+        result.skipped, tests = f"{why}; none added", ""
+    result.kept = len(kept)
+    result.raising = sum(1 for _, label in kept if label.kind == "e")
+    result.dropped = dict(dropped)
+    result.tests = tests
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _verified(problem: Problem, sandbox: Sandbox, fn: SwiftFunction, kept: list[tuple[tuple[Any, ...], Label]],
+              dropped: Counter[str]) -> tuple[str, str]:
+    """The generated tests, judged with the reference as the sample: it must pass them all. A generated
+    test it fails on this third run (an answer that hangs on hash order, say) is dropped as
+    non-deterministic and the rest judged again; a build failure, or a failed test of the problem's
+    own, rejects them all. Returns (tests, "") or ("", why)."""
+    from assay.languages import get_language
+    from assay.problems import Status
+
+    language = get_language(problem.language)
+    for _ in range(3):
+        tests = test_text(fn, kept)
+        if not tests:
+            return "", ""
+        verdict = language.judge(sandbox, with_tests(problem, tests), problem.reference)
+        if verdict.status is Status.PASSED:
+            return tests, ""
+        failed = {d.name for d in verdict.tests if d.status is not Status.PASSED}
+        generated = {int(name[len(TEST_PREFIX) :]) for name in failed if name.startswith(TEST_PREFIX)}
+        if verdict.status is not Status.FAILED or not generated or failed - {f"{TEST_PREFIX}{n}" for n in generated}:
+            break
+        dropped[_WHY["again"]] += len(generated)
+        kept[:] = [case for n, case in enumerate(kept) if n not in generated]
+    return "", f"the reference does not pass the generated tests ({verdict.message[:200]})"
+
+
+def with_tests(problem: Problem, tests: str) -> Problem:
+    """The problem with generated unit tests after its own."""
+    import dataclasses
+
+    from assay.problems import ProgramTests, test_program
+
+    own = test_program(problem)
+    return dataclasses.replace(problem, tests=ProgramTests(code=own.code.rstrip("\n") + "\n\n" + tests, runner=own.runner))
+
+
+def _renders(fn: SwiftFunction, args: tuple[Any, ...]) -> bool:
+    from assay.languages.base import Unrepresentable
+
+    try:
+        fn.call(args)
+    except Unrepresentable:
+        return False
+    return True
+
+
+def augment_units(benchmark: Benchmark, sandbox: Sandbox, budget: Budget, workers: int = 1,
+                  progress: Callable[[UnitAugmented], None] | None = None) -> list[UnitAugmented]:
+    """Augment every problem of a hand-written suite that can be (the others come back with the reason)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    deadline = time.monotonic() + budget.seconds if budget.seconds is not None else None
+
+    def one(problem: Problem) -> UnitAugmented:
+        done = augment_unit_problem(problem, sandbox, budget, deadline)
+        if progress is not None:
+            progress(done)
+        return done
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, benchmark.problems.values()))
+
+
+def write_units_suite(source: Path, out: Path, benchmark: Benchmark, results: Sequence[UnitAugmented], budget: Budget, seconds: float) -> Path:
+    """The augmented suite: the source directory copied to `out`, generated tests appended to each
+    augmented problem's tests.swift, the version marked, and augment.json."""
+    from assay import __version__
+    from assay.benchmarks.directory import suite_languages
+
+    if out.exists() and out.resolve() == source.resolve():
+        raise ValueError(f"{out}: the output must not be the suite itself")
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(source, out, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    ext = suite_languages()[next(iter(benchmark.problems.values())).language]
+    for r in results:
+        if r.tests:
+            tests = out / r.folder / f"tests{ext}"
+            header = (f"\n// ---- Added by `assay augment` ({GENERATOR_VERSION}): {r.kept} inputs mutated from this file's literal calls, "
+                      f"labelled by reference{ext}.\n\n")
+            tests.write_text(tests.read_text().rstrip("\n") + "\n" + header + r.tests)
+    meta = out / "benchmark.yaml"
+    text = meta.read_text()
+    version_line = re.search(r"^version:.*$", text, re.M)
+    marked = f'version: "{benchmark.version}+augmented"'
+    meta.write_text(text.replace(version_line.group(), marked) if version_line else text.rstrip("\n") + f"\n{marked}\n")
+    provenance = {
+        "format": UNITS_FORMAT, "format_version": 1, "name": benchmark.name,
+        "source": {"benchmark": benchmark.name, "version": benchmark.version, "content_hash": benchmark.content_hash, "path": str(source)},
+        "generator": {"version": GENERATOR_VERSION, "assay": __version__, **asdict(budget)},
+        "seconds": round(seconds, 1),
+        "totals": {"problems": len(results), "augmented": sum(1 for r in results if r.tests), "seeds": sum(r.seeds for r in results),
+                   "generated": sum(r.generated for r in results), "kept": sum(r.kept for r in results)},
+        "problems": {r.problem_id: ({"skipped": r.skipped} if r.skipped else
+                                    {"seeds": r.seeds, "generated": r.generated, "kept": r.kept, "expect_error": r.raising,
+                                     "dropped": r.dropped, "seconds": round(r.seconds, 2)}) for r in results},
+    }
+    (out / PROVENANCE).write_text(json.dumps(provenance, indent=2) + "\n")
+    return out
