@@ -1,10 +1,11 @@
 """`assay audit` over everything in shared/data: counts of findings per check and benchmark, as a markdown table.
 
-    .venv/bin/python benchmarks/audit_all.py [--data-dir ../shared/data] [--strength] [--canary] [--out audit-all.md]
+    .venv/bin/python benchmarks/audit_all.py [--data-dir ../shared/data] [--strength] [--canary] [--cross-references] [--out audit-all.md]
 
-By default the slow checks (mutants, canary builds) are off: what runs is the translation lints on every
-MultiPL-E file and on the mxeval / HumanEval-XL files, and the reference checks (and HumanEval against
-HumanEval+) of the Python benchmarks. Not a test: a measurement for benchmarks/README.md.
+By default the slow checks (mutants, canary builds, HumanEval-X's solutions built and judged) are off:
+what runs is the translation lints on every MultiPL-E file and on the mxeval / HumanEval-XL files, and
+the reference checks (and HumanEval against HumanEval+) of the Python benchmarks. Not a test: a
+measurement for benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--strength", action="store_true", help="also measure test strength (slow)")
     parser.add_argument("--canary", action="store_true", help="also build prompt + stub + tests (slow: every compiler)")
+    parser.add_argument("--cross-references", action="store_true", help="also judge HumanEval-X's solutions (slow: five compilers)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
@@ -38,6 +40,7 @@ def main() -> None:
     for name in names:
         flags = [] if args.strength else ["--no-strength"]
         flags += [] if args.canary else ["--no-canary"]
+        flags += [] if args.cross_references else ["--no-cross-references"]
         started = time.monotonic()
         proc = subprocess.run([sys.executable, "-m", "assay.cli", "audit", name, "--format", "json", *flags], capture_output=True, text=True, env=env)
         if proc.returncode != 0:

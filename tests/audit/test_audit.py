@@ -48,6 +48,22 @@ def test_the_swift_translation_defects_are_found_by_id() -> None:
         assert f["evidence"] and f["fix"]
 
 
+def test_the_cpp_prompt_that_does_not_compile_is_found_by_the_canary() -> None:
+    # multipl-e/README.md: HumanEval_137_compare_one's union declares a member of type `std::nullopt` (a value).
+    from assay.languages import get_language
+    from assay.languages.base import ToolchainMissing
+
+    try:
+        get_language("cpp").toolchain()
+    except ToolchainMissing as exc:
+        pytest.skip(str(exc))
+    data = _audit_json("multipl-e/humaneval-cpp", "--task-ids", "HumanEval_137_compare_one,HumanEval_0_has_close_elements",
+                       "--no-strength", "--no-cross-references")
+    found = {(f["problem"], f["check"]) for f in data["findings"]}
+    assert ("HumanEval_137_compare_one", "canary-build-fails") in found, found
+    assert not any(p == "HumanEval_0_has_close_elements" for p, _ in found)
+
+
 def test_humanevals_defective_ground_truths_are_found_against_humaneval_plus() -> None:
     # EvalPlus corrected HumanEval/124's reference (valid_date accepted some invalid dates); HumanEval/0's is right.
     data = _audit_json("humaneval", "--task-ids", "HumanEval/0,HumanEval/124,HumanEval/125", "--no-strength", "--no-canary")

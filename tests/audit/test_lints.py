@@ -224,6 +224,13 @@ def test_raw_newline_in_string_finds_remove_vowels_in_js_and_haskell() -> None:
         assert not _flagged(_multipl_e(lang), "raw-newline-in-string"), lang
 
 
+def test_any_int_is_collapsed_in_every_language_the_multipl_e_readme_names() -> None:
+    # multipl-e/README.md: HumanEval_92_any_int is unsatisfiable in rs, swift, cpp, java, ts and js
+    # (`candidate(3,4,7) == True` and `candidate(3.0,4,7) == False` become the same call).
+    for lang in ("rs", "swift", "cpp", "java", "ts", "js"):
+        assert "HumanEval_92_any_int" in _flagged(_multipl_e(lang), "collapsed-literals"), lang
+
+
 def test_raw_newline_lexer_respects_escapes_comments_and_chars() -> None:
     def flagged(language: str, tests: str) -> bool:
         return bool(lint([LintItem("x", language, "", tests)]))

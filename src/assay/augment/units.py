@@ -12,8 +12,10 @@ augmented as a Python benchmark is:
 3. Labelling by differential testing: the reference (with the problem's context) runs in the sandbox
    on every input under a case harness that writes each result through an encoder generated for the
    declared result type, or the error thrown as `String(reflecting:)` (a throwing entry point's
-   errors are part of what it does, so they are labelled too, not dropped). An input is dropped, and
-   counted, where the reference traps, hits its time limit, or answers differently the second time.
+   errors are part of what it does, so they are labelled too, not dropped). Each input runs in a
+   child process of its own, and the program runs eight times (each run with its own hash seed, so
+   an answer that hangs on the order of a Dictionary shows). An input is dropped, and counted, where
+   the reference traps, hits its time limit, or does not answer the same in every run.
 4. The kept inputs become unit tests appended to the problem's own tests.swift, each an
    `expectEqual` (`expectApproxEqual` for a Double, `expectThrows(..., matching:)` for an error), so
    they are judged exactly as the hand-written ones are: the prelude's names randomised per build and
@@ -440,6 +442,7 @@ func assayRun(_ i: Int, _ body: () -> Void) {
     if status != 0 { assayWrite(String(i) + " x " + String(status & 0x7f) + " " + String((status >> 8) & 0xff)) }
 }
 """
+RUNS = 8  # runs of each labelling program: an input is kept only if all of them answer the same
 CASE_CPU = 1  # CPU seconds of the reference on one input (a slower input makes slow tests; dropped)
 CASE_WALL = 5
 
@@ -490,12 +493,13 @@ def label_inputs(sandbox: Sandbox, problem: Problem, fn: SwiftFunction, inputs: 
                  "main.swift": labelling_main(fn, calls[start:end]).encode()}
         if problem.context.strip():
             files["context.swift"] = problem.context.encode()
-        result = language.run_program(sandbox, problem, files, limits, toolchain, channel_bytes=64 * 1024**2)
+        result = _run_repeatedly(language, sandbox, problem, files, limits, toolchain)
         if result.error:
             raise RuntimeError(f"sandbox: {result.error}")
         if build_failure(result, limits) is not None:
             labels[start:end] = [Label("build")] * (end - start)
             continue
+        seen: dict[int, list[Label]] = {}
         for line in result.channel.decode("utf-8", "surrogateescape").split("\n"):
             match = _LINE.fullmatch(line)
             if match is None or not 0 <= int(match.group(1)) < end - start:
@@ -503,10 +507,39 @@ def label_inputs(sandbox: Sandbox, problem: Problem, fn: SwiftFunction, inputs: 
             i, kind, payload = start + int(match.group(1)), match.group(2), match.group(3)
             if kind == "x":
                 signal = payload.split()[0]
-                labels[i] = Label("timeout" if signal.isdigit() and int(signal) in _TIMEOUT_SIGNALS else "trap")
-            elif labels[i].kind == "not labelled":
-                labels[i] = _label(language, fn, kind, payload)
+                seen.setdefault(i, []).append(Label("timeout" if signal.isdigit() and int(signal) in _TIMEOUT_SIGNALS else "trap"))
+            else:
+                seen.setdefault(i, []).append(_label(language, fn, kind, payload))
+        for i, outcomes in seen.items():
+            failed = next((o for o in outcomes if o.kind not in ("v", "e")), None)
+            if failed is not None:
+                labels[i] = failed
+            elif len(outcomes) < RUNS:
+                labels[i] = Label("not labelled")
+            elif any(o != outcomes[0] for o in outcomes):
+                labels[i] = Label("again")
+            else:
+                labels[i] = outcomes[0]
     return labels
+
+
+def _run_repeatedly(language: Any, sandbox: Sandbox, problem: Problem, files: dict[str, bytes], limits: Any, toolchain: Any) -> Any:
+    """Build once, run the labelling program RUNS times: each run is a new process, with Swift's hash seed
+    (and so the order of a Dictionary or Set) its own, so an answer that depends on it shows."""
+    import dataclasses
+
+    from assay.languages.base import _path_for, phase_argv
+    from assay.sandbox.base import SandboxLimits
+
+    phases = language.phases(toolchain, limits, problem)
+    loop = " ".join(["./main &&"] * (RUNS - 1) + ["./main"])
+    phases[-1] = dataclasses.replace(phases[-1], argv=phase_argv(loop, toolchain.env), cpu_seconds=limits.run_cpu * RUNS,
+                                     wall_seconds=limits.run_wall * RUNS)
+    env = {"PATH": _path_for(toolchain), "HOME": "/tmp", **toolchain.env}
+    box = SandboxLimits(cpu_seconds=max(limits.build_cpu, limits.run_cpu * RUNS), wall_seconds=limits.build_wall + limits.run_wall * RUNS,
+                        memory_bytes=max(limits.memory_bytes, limits.run_memory_bytes or 0), processes=limits.processes,
+                        disk_bytes=limits.disk_bytes, output_bytes=limits.output_bytes, channel_bytes=64 * 1024**2)
+    return sandbox.run_phases(phases, files, box, env=env)
 
 
 def _label(language: Any, fn: SwiftFunction, kind: str, payload: str) -> Label:
@@ -577,7 +610,7 @@ class UnitAugmented:
 
 _WHY = {"trap": "the reference traps", "timeout": "the reference hits its time limit", "build": "the labelling program does not build",
         "unplain": "the reference's output does not decode", "not labelled": "not labelled (the labelling run ended early)",
-        "again": "the reference answers differently the second time"}
+        "again": f"the reference does not answer the same in {RUNS} runs"}
 
 
 def augment_unit_problem(problem: Problem, sandbox: Sandbox, budget: Budget, deadline: float | None = None) -> UnitAugmented:
@@ -613,15 +646,9 @@ def augment_unit_problem(problem: Problem, sandbox: Sandbox, budget: Budget, dea
         seen.update(canonical(a) for a in new)
         new.sort(key=lambda a: (len(canonical(a)), canonical(a)))
         result.generated += len(new)
-        first = label_inputs(sandbox, problem, fn, new)
-        valid = [i for i, label in enumerate(first) if label.kind in ("v", "e")]
-        again = label_inputs(sandbox, problem, fn, [new[i] for i in valid])
-        second = dict(zip(valid, again, strict=True))
-        for i, (args, label) in enumerate(zip(new, first, strict=True)):
+        for args, label in zip(new, label_inputs(sandbox, problem, fn, new), strict=True):
             if label.kind not in ("v", "e"):
                 dropped[_WHY.get(label.kind, label.kind)] += 1
-            elif second[i] != label:
-                dropped[_WHY["again"]] += 1
             elif len(kept) < budget.per_problem:
                 kept.append((args, label))
             else:
