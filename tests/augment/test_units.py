@@ -139,3 +139,42 @@ def test_augmenting_a_suite_where_nothing_fits_is_a_one_line_error(tmp_path: Pat
     assert result.exit_code != 0
     assert "nothing to augment" in result.output and "class-level" in result.output
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.slow
+def test_labelling_keeps_a_trap_or_a_loop_to_its_input_and_drops_answers_that_hang_on_hash_order() -> None:
+    from assay.augment.units import Label, label_inputs
+    from assay.problems import Problem, ProgramTests, Runner
+
+    language_or_skip("swift")
+    reference = ("func f(_ x: Int) -> Int {\n    precondition(x != 3)\n    if x == 5 { while true {} }\n    return x * 2\n}\n"
+                 "func g(_ d: [String: Int]) throws -> String {\n    if d.isEmpty { throw E.empty }\n    return d.keys.first!\n}\n")
+    problem = Problem(id="t/f", language="swift", prompt="", entry_point="f", reference=reference,
+                      tests=ProgramTests(code="", runner=Runner.UNITS), context="enum E: Error { case empty }\n",
+                      compile_flags=("-swift-version", "5", "-Onone", "-module-name", "AssayProgram"))
+    sandbox = sandbox_for("swift")
+    f = swift_function("func f(_ x: Int) -> Int {}", "f")
+    assert label_inputs(sandbox, problem, f, [(1,), (3,), (5,), (7,)]) == [Label("v", 2), Label("trap"), Label("timeout"), Label("v", 14)]
+    g = swift_function("func g(_ d: [String: Int]) throws -> String {}", "g")
+    many = {chr(97 + i): i for i in range(8)}
+    labels = label_inputs(sandbox, problem, g, [({"a": 1},), (many,), ({},)])
+    assert labels == [Label("v", "a"), Label("again"), Label("e", "AssayProgram.E.empty")]
+
+
+def test_the_output_replaces_an_earlier_augmented_suite_but_never_another_directory(tmp_path: Path) -> None:
+    from assay.augment.generate import Budget
+    from assay.augment.units import write_units_suite
+
+    suite = load_benchmark("swift-suite")
+    out = tmp_path / "aug"
+    write_units_suite(SUITE, out, suite, [], Budget(), 0.0)
+    assert (out / "wrap_text" / "tests.swift").read_text() == (SUITE / "wrap_text" / "tests.swift").read_text()
+    write_units_suite(SUITE, out, suite, [], Budget(), 0.0)  # an earlier one of its own: replaced
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine")
+    with pytest.raises(ValueError, match="not an augmented suite"):
+        write_units_suite(SUITE, other, suite, [], Budget(), 0.0)
+    assert (other / "keep.txt").read_text() == "mine"
+    with pytest.raises(ValueError, match="outside the suite"):
+        write_units_suite(SUITE, SUITE / "aug", suite, [], Budget(), 0.0)

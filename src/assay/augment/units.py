@@ -733,9 +733,15 @@ def write_units_suite(source: Path, out: Path, benchmark: Benchmark, results: Se
     from assay import __version__
     from assay.benchmarks.directory import suite_languages
 
-    if out.exists() and out.resolve() == source.resolve():
-        raise ValueError(f"{out}: the output must not be the suite itself")
-    if out.exists():
+    if out.resolve() == source.resolve() or source.resolve() in out.resolve().parents:
+        raise ValueError(f"{out}: the output must be outside the suite itself")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        try:
+            earlier = json.loads((out / PROVENANCE).read_text()).get("format")
+        except (OSError, ValueError, AttributeError):
+            earlier = None
+        if earlier != UNITS_FORMAT:  # only an earlier augmented suite is replaced: never a directory of something else
+            raise ValueError(f"{out}: exists and is not an augmented suite; give a new or empty directory")
         shutil.rmtree(out)
     shutil.copytree(source, out, ignore=shutil.ignore_patterns(".*", "__pycache__"))
     ext = suite_languages()[next(iter(benchmark.problems.values())).language]

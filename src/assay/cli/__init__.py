@@ -8,7 +8,7 @@ from __future__ import annotations
 from assay.cli.common import _eta, app, main
 
 # isort: off
-from assay.cli import evaluate, models, info, report, rigor  # noqa: F401  (evaluate, generate/run, toolchains/canary/benchmarks/version, report/compare/leaderboard, augment)
+from assay.cli import evaluate, models, info, report, rigor, swe  # noqa: F401  (evaluate, generate/run, toolchains/canary/benchmarks/version, report/compare/leaderboard, augment..., swe)
 # isort: on
 
 __all__ = ["_eta", "app", "main"]

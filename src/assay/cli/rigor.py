@@ -167,7 +167,10 @@ def _augment_units(bench: Benchmark, ids: set[str], out: Path, budget: Budget, w
     elapsed = time.monotonic() - started
     if not any(r.tests for r in results):
         fail(f"nothing to augment in {bench.name}: " + "; ".join(f"{r.problem_id}: {r.skipped}" for r in results[:3]))
-    target = write_units_suite(Path(bench.source), out, bench, results, budget, elapsed)
+    try:
+        target = write_units_suite(Path(bench.source), out, bench, results, budget, elapsed)
+    except ValueError as exc:
+        fail(str(exc))
     table = Table(title=f"{bench.name} augmented: {sum(1 for r in results if r.tests)} of {len(results)} problems, {elapsed:.1f} s")
     for column in ("", "seeds", "generated", "kept", "expect an error", "dropped"):
         table.add_column(column, justify="right" if column else "left")

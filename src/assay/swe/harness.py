@@ -1,0 +1,163 @@
+"""One repository task, end to end, as SWE-bench v5's harness runs it, without Docker:
+
+1. a clean checkout at base_commit, from the repository's one object store (`assay.swe.repos`);
+2. the model patch, with SWE-bench's fallback chain, the step that worked recorded;
+3. the files the grading depends on put back as at base_commit (the test patch's files, conftest.py,
+   pytest.ini, tox.ini), then the test patch;
+4. the task's test command in the runtime (`assay.swe.runtime`: no network, limits), with Assay's
+   pytest plugin writing each test's status by exact id to a scratch directory outside the checkout;
+5. the statuses graded against FAIL_TO_PASS / PASS_TO_PASS (`assay.swe.grading`).
+
+An infrastructure failure (the repository or commit missing, the environment not building, the test
+patch not applying) is an `error` outcome, kept apart: never counted as the model's failure or
+success. What happens after the model's patch is the model's: a patch that does not apply, an empty
+one, a test run that times out or reports no status for any wanted test (a broken build, an import
+error, an early exit) is RESOLVED_NO, with the reason, so a patch cannot turn its failure into an
+uncounted error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.swe import patches
+from assay.swe.grading import Report, Resolution, TestStatus, grade
+from assay.swe.parsers import PARSERS, RESULTS_FILE
+from assay.swe.repos import RepoStore, RepoUnavailable
+from assay.swe.runtime import SCRATCH, Bwrap, Limits
+from assay.swe.tasks import Prediction, Task
+
+PLUGIN = Path(__file__).with_name("pytest_plugin.py")
+PLUGIN_DIR = "/assay-plugin"  # where the runtime shows the plugin, read-only
+
+
+@dataclass
+class TaskResult:
+    """One prediction on one task: its resolution, or the infrastructure error that left it ungraded."""
+
+    instance_id: str
+    model: str
+    resolution: str  # a Resolution, or "error"
+    applied_by: str = ""  # the fallback step that applied the model patch ("" if none did)
+    error: str = ""  # why the task was not graded (infrastructure), or why a model patch did not go in
+    restored: list[str] = field(default_factory=list)  # grading files the model patch had changed, put back
+    exit_code: int | None = None
+    seconds: float = 0.0
+    statuses: dict[str, str] = field(default_factory=dict)
+    f2p_failed: list[str] = field(default_factory=list)
+    p2p_failed: list[str] = field(default_factory=list)
+    log: str = ""
+    patch_sha256: str = ""
+    empty_patch: bool = False
+
+    @property
+    def resolved(self) -> bool:
+        return self.resolution == Resolution.FULL.value
+
+    @property
+    def infra(self) -> bool:
+        return self.resolution == "error"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The interpreter the tests run with (a venv with the task's test dependencies), and what to show the runtime."""
+
+    python: Path
+    ro_paths: tuple[str, ...]
+
+    @classmethod
+    def of(cls, python: Path) -> Environment:
+        python = python.absolute()  # not resolved: a venv's bin/python is a link to its base interpreter
+        done = subprocess.run([str(python), "-c", "import sys; print(sys.prefix); print(sys.base_prefix)"], capture_output=True, text=True, check=True)
+        prefixes = tuple(done.stdout.split())
+        return cls(python, (*prefixes, str(python.parent)))
+
+
+def test_env(task: Task, env: Environment) -> dict[str, str]:
+    """The test command's environment: the task's variables, the interpreter first on PATH, the plugin."""
+    out = {"PATH": f"{env.python.parent}:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    out.update(dict(task.env_vars))
+    if task.log_parser == "pytest":
+        out["PYTHONPATH"] = ":".join(p for p in (out.get("PYTHONPATH", ""), PLUGIN_DIR) if p)
+        out["PYTEST_ADDOPTS"] = " ".join(p for p in (out.get("PYTEST_ADDOPTS", ""), "-p assay_swe_plugin") if p)
+        out["ASSAY_SWE_RESULTS"] = f"{SCRATCH}/{RESULTS_FILE}"
+    return out
+
+
+def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Environment, limits: Limits, work: Path | None = None,
+                  run_empty: bool = False) -> TaskResult:
+    """Grade one prediction on one task (see the module docstring). An empty patch is not run (RESOLVED_NO,
+    as SWE-bench has it) unless `run_empty`: then the tests run on the base commit, to show the F2P tests fail there."""
+    started = time.monotonic()
+    result = TaskResult(task.instance_id, prediction.model, "error", patch_sha256=hashlib.sha256(prediction.patch.encode()).hexdigest(),
+                        empty_patch=not prediction.patch.strip())
+    with tempfile.TemporaryDirectory(prefix=f"assay-swe-{task.repo_key}-", dir=work) as tmp:
+        root = Path(tmp)
+        try:
+            checkout = store.checkout(task.repo_key, task.repo, task.base_commit, root / "testbed")
+        except (RepoUnavailable, subprocess.CalledProcessError) as exc:
+            result.error = f"repository: {exc}"
+            return result
+        reaching = patches.tampering(prediction.patch, task.test_patch)
+        if reaching:
+            result.resolution = Resolution.NO.value
+            result.error = f"the patch reaches into the test runner: {reaching[0]}" + (f" (and {len(reaching) - 1} more)" if len(reaching) > 1 else "")
+            result.seconds = time.monotonic() - started
+            return result
+        applied = patches.apply(checkout, prediction.patch) if prediction.patch.strip() or not run_empty else patches.Applied("none (empty)", "")
+        result.applied_by = applied.step
+        if not applied.ok:
+            result.resolution = Resolution.NO.value
+            result.error = "empty patch" if result.empty_patch else "the model patch does not apply (every step of the fallback chain failed)"
+            result.log = applied.log
+            result.seconds = time.monotonic() - started
+            return result
+        result.restored = patches.restore_grading_files(checkout, task.base_commit, task.test_patch)
+        test_patch = patches.apply(checkout, task.test_patch) if task.test_patch.strip() else patches.Applied("none", "")
+        if not test_patch.ok:
+            result.error = "the test patch does not apply after the model patch"
+            result.log = test_patch.log
+            return result
+        scratch = root / "scratch"
+        scratch.mkdir()
+        plugin_dir = root / "plugin"
+        plugin_dir.mkdir()
+        shutil.copy(PLUGIN, plugin_dir / "assay_swe_plugin.py")
+        runtime = Bwrap(ro_paths=env.ro_paths, mounts={str(plugin_dir): PLUGIN_DIR})
+        run = runtime.run(checkout, scratch, task.test_cmd, test_env(task, env), limits)
+        result.exit_code = run.exit_code
+        result.log = run.output[-20000:]
+        if run.timed_out:  # the model's patch may loop: its failure, as SWE-bench counts a timeout
+            result.resolution = Resolution.NO.value
+            result.error = f"the test command passed the limit of {limits.wall_seconds:.0f} s"
+            result.seconds = time.monotonic() - started
+            return result
+        parser = PARSERS.get(task.log_parser)
+        if parser is None:
+            result.error = f"no log parser {task.log_parser!r} (known: {', '.join(PARSERS)})"
+            return result
+        statuses = parser(scratch, run.output)
+        result.statuses = {k: v.value for k, v in statuses.items()}
+        report: Report = grade(statuses, task.fail_to_pass, task.pass_to_pass)
+        result.f2p_failed, result.p2p_failed = report.f2p_failed, report.p2p_failed
+        # No status for any wanted test: the suite never ran (a broken build, an import error, an early exit).
+        # After the model's patch that is the patch's failure, never an infrastructure error it could hide behind.
+        result.resolution = report.resolution.value
+        result.error = report.why
+        result.seconds = time.monotonic() - started
+        return result
+
+
+def statuses_of(result: TaskResult) -> dict[str, TestStatus]:
+    return {k: TestStatus(v) for k, v in result.statuses.items()}

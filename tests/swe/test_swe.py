@@ -1,0 +1,190 @@
+"""Repository tasks: SWE-bench's formats, its v5 grading with the hardening, the patch fallback chain, and
+the eight verified instances of shared/data/repo-tasks graded in the bubblewrap workspace from clones of
+the real bundles; hostile patches that try to pass without fixing anything (edit the tests back, add a
+conftest that rewrites reports, forge the statuses, exit early) do not."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from assay import cli
+from assay.swe import patches
+from assay.swe.grading import Resolution, TestStatus, grade
+from assay.swe.harness import Environment, evaluate_task
+from assay.swe.parsers import RESULTS_FILE, from_pytest_log, from_pytest_plugin
+from assay.swe.repos import RepoStore
+from assay.swe.runtime import Limits
+from assay.swe.tasks import Prediction, Task, TaskFormatError, load_predictions, load_tasks
+from tests.conftest import shared_data
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = ROOT / ".venv" / "bin" / "python"
+P, F, S, E, X = TestStatus.PASSED, TestStatus.FAILED, TestStatus.SKIPPED, TestStatus.ERROR, TestStatus.XFAIL
+
+
+def test_tasks_and_predictions_in_swe_benchs_formats(tmp_path: Path) -> None:
+    row = {"instance_id": "o__r-1", "repo": "o/r", "base_commit": "abc", "test_patch": "", "patch": "p",
+           "FAIL_TO_PASS": '["t::a"]', "PASS_TO_PASS": ["t::b", "t::c d"], "log_parser": "parse_log_pytest", "env_vars": {"PYTHONPATH": "src"}}
+    (tmp_path / "one.json").write_text(json.dumps(row))
+    (tmp_path / "many.jsonl").write_text(json.dumps({**row, "instance_id": "o__r-2"}) + "\n")
+    tasks = load_tasks([tmp_path])
+    assert [t.instance_id for t in tasks] == ["o__r-2", "o__r-1"] or {t.instance_id for t in tasks} == {"o__r-1", "o__r-2"}
+    task = next(t for t in tasks if t.instance_id == "o__r-1")
+    assert task.fail_to_pass == ("t::a",) and task.pass_to_pass == ("t::b", "t::c d") and task.log_parser == "pytest"
+    assert task.repo_key == "o__r" and dict(task.env_vars) == {"PYTHONPATH": "src"}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"instance_id": "x"}))
+    with pytest.raises(TaskFormatError, match="missing repo, base_commit"):
+        load_tasks([bad])
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps({"o__r-1": {"model_patch": "diff", "model_name_or_path": "m"}}))  # SWE-bench's predictions.json
+    assert load_predictions(preds)["o__r-1"] == Prediction("o__r-1", "m", "diff")
+    lines = tmp_path / "preds.jsonl"
+    lines.write_text(json.dumps({"instance_id": "o__r-1", "model_patch": None}) + "\n" + "{not json\n")
+    with pytest.raises(TaskFormatError, match=r"preds\.jsonl:2: not a JSON line"):
+        load_predictions(lines)
+
+
+def test_grading_follows_swe_bench_v5_with_the_hardening() -> None:
+    f2p, p2p = ["t.py::fix"], ["t.py::a", "t.py::b"]
+    assert grade({"t.py::fix": P, "t.py::a": P, "t.py::b": P}, f2p, p2p).resolution is Resolution.FULL
+    assert grade({"t.py::fix": X, "t.py::a": P, "t.py::b": P}, f2p, p2p).resolution is Resolution.FULL
+    assert grade({"t.py::fix": F, "t.py::a": P, "t.py::b": P}, f2p, p2p).resolution is Resolution.NO
+    assert grade({"t.py::fix": S, "t.py::a": P, "t.py::b": P}, f2p, p2p).resolution is Resolution.NO  # a skipped F2P test fails
+    kept = grade({"t.py::fix": P, "t.py::a": P, "t.py::b": S}, f2p, p2p)
+    assert kept.resolution is Resolution.FULL and kept.p2p_skipped == ["t.py::b"]  # a skipped P2P test is kept
+    assert grade({"t.py::fix": P, "t.py::a": P}, f2p, p2p).resolution is Resolution.NO  # a P2P test missing from the log fails
+    assert grade({"t.py::fix": P, "t.py::a": E, "t.py::b": P}, f2p, p2p).resolution is Resolution.NO
+    two = ["t.py::x", "t.py::y"]
+    assert grade({"t.py::x": P, "t.py::y": F}, two, []).resolution is Resolution.PARTIAL
+    # A truncated id (SWE-bench's parsers cut pytest ids at a space) matches when it is the prefix of exactly one wanted id.
+    assert grade({"t.py::test_a[x": P}, ["t.py::test_a[x y]"], []).resolution is Resolution.FULL
+    assert grade({"t.py::test_a[": P}, ["t.py::test_a[1]", "t.py::test_a[2]"], []).resolution is Resolution.NO
+    silent = grade({}, f2p, p2p)
+    assert silent.resolution is Resolution.NO and "did not run" in silent.why  # success claimed without a run is none
+
+
+def test_the_plugins_records_and_the_rA_summary_become_statuses(tmp_path: Path) -> None:
+    rows = [("t::ok", "setup", "passed"), ("t::ok", "call", "passed"), ("t::ok", "teardown", "passed"),
+            ("t::bad", "call", "failed"), ("t::err", "setup", "failed"), ("t::skip", "setup", "skipped"),
+            ("t::late", "call", "passed"), ("t::late", "teardown", "failed"), ("t::with space[a b]", "call", "passed")]
+    lines = [json.dumps({"nodeid": n, "when": w, "outcome": o}) for n, w, o in rows]
+    lines += [json.dumps({"nodeid": "t::xf", "when": "call", "outcome": "skipped", "wasxfail": True}),
+              json.dumps({"nodeid": "t::xp", "when": "call", "outcome": "passed", "wasxfail": True}), "garbage"]
+    (tmp_path / RESULTS_FILE).write_text("\n".join(lines) + "\n")
+    got = from_pytest_plugin(tmp_path, "")
+    assert got == {"t::ok": P, "t::bad": F, "t::err": E, "t::skip": S, "t::late": E, "t::with space[a b]": P, "t::xf": X, "t::xp": F}
+    log = "PASSED tests/a.py::t1\nFAILED tests/a.py::t2 - AssertionError: x\nXPASS tests/a.py::t3\nnoise\n"
+    assert from_pytest_log(tmp_path, log) == {"tests/a.py::t1": P, "tests/a.py::t2": F, "tests/a.py::t3": F}
+
+
+# ---------------------------------------------------------------- on the real repositories
+
+
+def _data() -> Path:
+    data = shared_data()
+    if not (data / "repo-tasks").is_dir() or not (data / "repos").is_dir():
+        pytest.skip("needs the shared data directory (repo-tasks/, repos/)")
+    if shutil.which("bwrap") is None:
+        pytest.skip("needs bubblewrap")
+    return data
+
+
+@pytest.fixture(scope="module")
+def sqlparse(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    data = _data()
+    task = next(t for t in load_tasks([data / "repo-tasks"]) if t.instance_id == "andialbrecht__sqlparse-e92a032")
+    store = RepoStore(tmp_path_factory.mktemp("cache"), [data / "repos"])
+    return task, store, Environment.of(PYTHON)
+
+
+def _patch(store: RepoStore, task: Task, tmp: Path, edits: dict[str, str], prepend: bool = False) -> str:
+    """A model patch against the base commit: text added at the end (or the start) of files, as `git diff` gives it."""
+    work = store.checkout(task.repo_key, task.repo, task.base_commit, tmp / "author")
+    for path, text in edits.items():
+        target = work / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        old = target.read_text() if target.exists() else ""
+        target.write_text(text + old if prepend else old + text)
+    subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+    diff = subprocess.run(["git", "diff", "--cached"], cwd=work, check=True, capture_output=True, text=True).stdout
+    shutil.rmtree(work)
+    return diff
+
+
+def _grade(fixture, patch: str, **kwargs):  # type: ignore[no-untyped-def]
+    task, store, env = fixture
+    return evaluate_task(task, Prediction(task.instance_id, "m", patch), store, env, Limits(wall_seconds=300), **kwargs)
+
+
+@pytest.mark.shared_data
+def test_the_gold_patch_resolves_and_the_empty_one_does_not(sqlparse) -> None:  # type: ignore[no-untyped-def]
+    task = sqlparse[0]
+    gold = _grade(sqlparse, task.patch)
+    assert gold.resolution == "RESOLVED_FULL" and gold.applied_by == "git apply" and not gold.restored, (gold.error, gold.log[-800:])
+    assert gold.statuses[task.fail_to_pass[0]] == "PASSED" and len(gold.statuses) >= len(task.pass_to_pass) + 1
+    empty = _grade(sqlparse, "", run_empty=True)
+    assert empty.resolution == "RESOLVED_NO" and empty.f2p_failed == list(task.fail_to_pass) and not empty.p2p_failed
+    assert _grade(sqlparse, "").resolution == "RESOLVED_NO"  # not run: SWE-bench's empty patch
+    garbage = _grade(sqlparse, "diff --git a/nope.py b/nope.py\n--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-x\n+y\n")
+    assert garbage.resolution == "RESOLVED_NO" and "does not apply" in garbage.error and "patch --fuzz=5" in garbage.log
+
+
+# Every report of the session made a pass: at the top of the test module the test patch touches.
+REPORTS_PASS = ("import _pytest.reports as _reports\n_made = _reports.TestReport.from_item_and_call.__func__\n"
+                "def _passing(cls, item, call):\n    report = _made(cls, item, call)\n    report.outcome = 'passed'\n    return report\n"
+                "_reports.TestReport.from_item_and_call = classmethod(_passing)\n")
+# The same from a conftest, its hook's name built at run time (past the text check: only putting the file back stops it).
+CONFTEST = ("import pytest\n\ndef _wrapper(item, call):\n    outcome = yield\n    outcome.get_result().outcome = 'passed'\n\n"
+            "globals()['pytest_' + 'runtest_makereport'] = pytest.hookimpl(hookwrapper=True)(_wrapper)\n")
+
+
+@pytest.mark.shared_data
+def test_hostile_patches_do_not_resolve(sqlparse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    task, store, _ = sqlparse
+    edit_tests = _patch(store, task, tmp_path, {"tests/test_split.py": REPORTS_PASS}, prepend=True)
+    rewrite_reports = _patch(store, task, tmp_path, {"conftest.py": CONFTEST, "tests/conftest.py": CONFTEST})
+    forge = ("\nimport atexit as _a, json as _j, os as _o\n_p = _o.environ.get('ASSAY_SWE_RESULTS')\n"
+             f"_a.register(lambda: _p and open(_p, 'a').write(_j.dumps({{'nodeid': {task.fail_to_pass[0]!r}, 'when': 'call', 'outcome': 'passed'}}) + '\\n'))\n")
+    forge_statuses = _patch(store, task, tmp_path, {"sqlparse/__init__.py": forge})
+    exit_early = _patch(store, task, tmp_path, {"sqlparse/__init__.py": "\nimport os as _os\n_os._exit(0)\n"})
+    hook_in_source = _patch(store, task, tmp_path, {"sqlparse/__init__.py": "\n" + REPORTS_PASS})
+    for name, patch in (("edit-tests", edit_tests), ("conftest", rewrite_reports), ("forge", forge_statuses), ("exit-early", exit_early),
+                        ("hook-in-source", hook_in_source)):
+        result = _grade(sqlparse, patch)
+        assert result.resolution == "RESOLVED_NO", (name, result.resolution, result.error, result.log[-600:])
+        assert not result.infra, name  # never an uncounted error
+    assert "tests/test_split.py" in _grade(sqlparse, edit_tests).restored
+    assert set(_grade(sqlparse, rewrite_reports).restored) == {"conftest.py", "tests/conftest.py"}
+    assert "reaches into the test runner" in _grade(sqlparse, hook_in_source).error
+    # The defences are what stops them: without putting the grading files back, the edited tests and the conftest pass.
+    monkeypatch.setattr(patches, "restore_grading_files", lambda *args: [])
+    assert _grade(sqlparse, edit_tests).resolution == "RESOLVED_FULL"
+    assert _grade(sqlparse, rewrite_reports).resolution == "RESOLVED_FULL"
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_swe_evaluate_from_the_cli_grades_the_eight_verified_instances(tmp_path: Path) -> None:
+    data = _data()
+    common = ["--tasks", str(data / "repo-tasks"), "--repos", str(data / "repos"), "--python", str(PYTHON), "--cache-dir", str(tmp_path / "cache")]
+    result = CliRunner().invoke(cli.app, ["swe", "evaluate", *common, "--gold", "--out", str(tmp_path / "gold"), "-j", "2"])
+    rows = {json.loads(line)["instance_id"]: json.loads(line) for line in (tmp_path / "gold" / "results.jsonl").read_text().splitlines()}
+    assert len(rows) == 8, result.output
+    # pallets/click needs pytest 9.0.2 (its filterwarnings = error); this interpreter has 9.2.0 (repo-tasks/README.md).
+    resolved = {i for i, r in rows.items() if r["resolution"] == "RESOLVED_FULL"}
+    assert resolved == set(rows) - {"pallets__click-762c97e"}, {i: (r["resolution"], r["error"]) for i, r in rows.items()}
+    summary = json.loads((tmp_path / "gold" / "summary.json").read_text())
+    assert summary["resolved"] == 7 and summary["tasks"] == 8
+    again = CliRunner().invoke(cli.app, ["swe", "evaluate", *common, "--gold", "--out", str(tmp_path / "gold")])
+    assert again.exit_code == 0 and "[assay]" not in again.output  # resumed: nothing graded twice
+    empty = CliRunner().invoke(cli.app, ["swe", "evaluate", *common, "--empty", "--out", str(tmp_path / "empty"), "-j", "2"])
+    assert "resolved: 0 of 8 graded" in empty.output, empty.output
+    bad = CliRunner().invoke(cli.app, ["swe", "evaluate", *common, "--gold", "--out", str(tmp_path / "x"), "--instance-ids", "nope"])
+    assert bad.exit_code != 0 and "no such task: nope" in bad.output
