@@ -8,6 +8,7 @@ PACKAGES=(
   g++ gdc golang-go openjdk-17-jdk-headless scala mono-mcs nodejs node-typescript
   php-cli ruby lua5.4 lua-unit perl libtest-deep-perl r-base-core racket bash bc
   elixir clojure ghc ocaml
+  cmake  # repository tasks in C (assay swe mine --profile cjson: cmake, make, ctest)
 )
 # shellcheck disable=SC2206
 PACKAGES+=(${EXTRA_PACKAGES:-})  # e.g. EXTRA_PACKAGES="chromium chromium-driver" (what CI adds for the browser test)

@@ -188,3 +188,67 @@ def test_swe_evaluate_from_the_cli_grades_the_eight_verified_instances(tmp_path:
     assert "resolved: 0 of 8 graded" in empty.output, empty.output
     bad = CliRunner().invoke(cli.app, ["swe", "evaluate", *common, "--gold", "--out", str(tmp_path / "x"), "--instance-ids", "nope"])
     assert bad.exit_code != 0 and "no such task: nope" in bad.output
+
+
+def test_the_log_parsers_of_other_toolchains_read_exact_ids(tmp_path: Path) -> None:
+    from assay.swe.parsers import PARSERS
+
+    go_json = ('{"Action":"run","Test":"TestA"}\n{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0}\n'
+               '{"Action":"fail","Package":"p","Test":"TestB/sub case"}\n{"Action":"skip","Package":"p","Test":"TestC"}\n{"Action":"pass","Package":"p"}\n')
+    assert PARSERS["go"](tmp_path, go_json) == {"TestA": P, "TestB/sub case": F, "TestC": S}
+    assert PARSERS["go"](tmp_path, "--- PASS: TestA (0.00s)\n    --- FAIL: TestA/x (0.01s)\n") == {"TestA": P, "TestA/x": F}
+    cargo = ("test dtd_07 ... ok\ntest dtd_err_04 ... FAILED\ntest slow ... ignored, needs a network\n"
+             "test src/lib.rs - map_err_at (line 12) - compile fail ... ok\ntest result: FAILED. 1 passed")
+    assert PARSERS["cargo"](tmp_path, cargo) == {"dtd_07": P, "dtd_err_04": F, "slow": S, "src/lib.rs - map_err_at (line 12) - compile fail": P}
+    swift = ("Test Case 'HelpTests.testConfigHelp' passed (0.003 seconds)\nTest Case '-[ArgumentParserTests.HelpTests testX]' failed (0.1 seconds)\n"
+             "✔ Test parsesFlags() passed after 0.001 seconds.\n✘ Test rejectsEmpty() failed after 0.002 seconds with 1 issue.\n")
+    assert PARSERS["swift"](tmp_path, swift) == {"HelpTests.testConfigHelp": P, "HelpTests.testX": F, "parsesFlags()": P, "rejectsEmpty()": F}
+    minitest = "TestMinitestMock#test_verify__error = 0.00 s = F\nTestSpec#test_it = 0.01 s = .\nX#test_e = 0.00 s = E\nY#test_s = 0.00 s = S\n"
+    assert PARSERS["minitest"](tmp_path, minitest) == {"TestMinitestMock#test_verify__error": F, "TestSpec#test_it": P, "X#test_e": E, "Y#test_s": S}
+    unity = ("4: /tmp/b/tests/misc_tests.c:295:cjson_detach_item:PASS\n4: /tmp/b/tests/misc_tests.c:300:cjson_big:FAIL: Expected 1\n"
+             "7: tests/compare_tests.c:12:cjson_compare:IGNORE\n")
+    assert PARSERS["ctest-unity"](tmp_path, unity) == {"misc_tests.c:cjson_detach_item": P, "misc_tests.c:cjson_big": F, "compare_tests.c:cjson_compare": S}
+
+
+def _clone(bundle: str, dest: Path) -> Path:
+    data = _data()
+    subprocess.run(["git", "clone", "-q", str(data / "repos" / bundle), str(dest)], check=True)
+    return dest
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_mine_and_validate_go_and_python_fix_commits_from_the_real_bundles(tmp_path: Path) -> None:
+    from assay.languages import get_language
+    from assay.languages.base import ToolchainMissing
+
+    try:
+        get_language("go").toolchain()
+    except ToolchainMissing as exc:
+        pytest.skip(str(exc))
+    pflag = _clone("spf13__pflag.bundle", tmp_path / "pflag")
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    # 298bcdf fixes TestUISHex (repos/README.md); 6404d82, its parent, touches no test: not a candidate.
+    mined = CliRunner().invoke(cli.app, ["swe", "mine", "--repo", str(pflag), "--profile", "go", "--runs", "2", "--out", str(tmp_path / "go.jsonl"),
+                                         "--commits", "298bcdf4e200c0d9b3818f03c7adaa10192874e4,6404d8209615987d23eafd5c38207dc343a5881e", *cache])
+    assert mined.exit_code == 0, mined.output
+    assert "1 candidates, 1 validated" in mined.output
+    (row,) = [json.loads(line) for line in (tmp_path / "go.jsonl").read_text().splitlines()]
+    assert json.loads(row["FAIL_TO_PASS"]) == ["TestUISHex"] and len(json.loads(row["PASS_TO_PASS"])) == 181  # as repos/README.md verified
+    assert row["repo"] == "spf13/pflag" and row["log_parser"] == "go" and row["base_commit"].startswith("6404d82")
+    sqlparse = _clone("andialbrecht__sqlparse.bundle", tmp_path / "sqlparse")
+    mined = CliRunner().invoke(cli.app, ["swe", "mine", "--repo", str(sqlparse), "--profile", "pytest", "--runs", "2", "--python", str(PYTHON),
+                                         "--out", str(tmp_path / "py.jsonl"), "--commits", "e92a032c81d51a6645b4f8c32470481894818ba0", *cache])
+    assert mined.exit_code == 0, mined.output
+    (py,) = [json.loads(line) for line in (tmp_path / "py.jsonl").read_text().splitlines()]
+    assert json.loads(py["FAIL_TO_PASS"]) == ["tests/test_split.py::test_split_if_exists_in_begin_end"]
+    # The mined instances, and two of repo-tasks/, come out of validate as valid; a broken copy does not.
+    broken = dict(py, instance_id="andialbrecht__sqlparse-broken", FAIL_TO_PASS=json.dumps(["tests/test_split.py::test_split_casewhen"]))
+    (tmp_path / "broken.jsonl").write_text(json.dumps(broken) + "\n")
+    checked = CliRunner().invoke(cli.app, ["swe", "validate", "--tasks", str(tmp_path / "go.jsonl"), "--tasks", str(tmp_path / "py.jsonl"),
+                                           "--tasks", str(_data() / "repo-tasks" / "mahmoud__boltons-766b554.json"), "--tasks", str(tmp_path / "broken.jsonl"),
+                                           "--repos", str(_data() / "repos"), "--runs", "2", "--python", str(PYTHON), "--out", str(tmp_path / "valid.jsonl"), *cache])
+    assert "valid: 3 of 4" in checked.output, checked.output
+    assert "already passes at the base commit" in checked.output
+    assert {json.loads(line)["instance_id"] for line in (tmp_path / "valid.jsonl").read_text().splitlines()} == {
+        "spf13__pflag-298bcdf", "andialbrecht__sqlparse-e92a032", "mahmoud__boltons-766b554"}

@@ -1,20 +1,30 @@
-"""`assay swe evaluate`: repository tasks (SWE-bench's formats) graded in a bubblewrap workspace."""
+"""`assay swe evaluate | validate | mine`: repository tasks (SWE-bench's formats) graded in a bubblewrap workspace."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
+import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from assay.cli.common import app, console, default_cache_dir, err, fail
+from assay.swe.mine import PROFILES
+
+if TYPE_CHECKING:
+    from assay.swe.harness import Environment
+    from assay.swe.repos import RepoStore
+    from assay.swe.runtime import Limits
+    from assay.swe.tasks import Task
 
 swe_app = typer.Typer(help="Repository tasks: SWE-bench-style instances graded by the project's own tests.", no_args_is_help=True)
 app.add_typer(swe_app, name="swe")
@@ -87,14 +97,11 @@ def evaluate(
     limits = Limits(wall_seconds=timeout)
     started = time.monotonic()
 
-    def grade_one(task: object, prediction: Prediction) -> TaskResult:
-        from assay.swe.tasks import Task
-
-        assert isinstance(task, Task)
+    def grade_one(task: Task, prediction: Prediction) -> TaskResult:
         try:
-            interpreter = python or build(task, cache)
-            env = Environment.of(interpreter)
-        except (EnvironmentFailed, OSError) as exc:
+            interpreter = python or (build(task, cache) if task.language == "python" and task.install else Path(sys.executable))
+            env = Environment.of(interpreter, task.language)
+        except (EnvironmentFailed, OSError, subprocess.CalledProcessError) as exc:
             return TaskResult(task.instance_id, prediction.model, "error", error=f"environment: {exc}",
                               patch_sha256=hashlib.sha256(prediction.patch.encode()).hexdigest())
         return evaluate_task(task, prediction, store, env, limits, run_empty=empty)
@@ -146,3 +153,127 @@ def _summary(results: list[dict[str, object]], out: Path, seconds: float) -> Non
     console.print(f"results: {out / 'results.jsonl'}; summary: {out / 'summary.json'}")
     if not graded:
         raise typer.Exit(1)
+
+
+@swe_app.command("validate")
+def validate_cmd(
+    tasks: Annotated[list[Path], typer.Option("--tasks", help="Task instances to check (files or directories, repeatable).")],
+    repos: Annotated[list[Path] | None, typer.Option("--repos", help="Directories with <owner>__<name>.bundle or clones.")] = None,
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs of the gold and of the empty patch each.")] = 3,
+    python: Annotated[Path | None, typer.Option("--python", help="An interpreter with the tests' dependencies (Python tasks).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the valid instances here (JSONL).")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Wall-clock seconds a test command may take.")] = 1800.0,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors and environments are kept.")] = None,
+) -> None:
+    """Check task instances: each gold patch resolves and each empty patch does not, `--runs` times, the same every time."""
+    from assay.swe.mine import validate, write_tasks
+    from assay.swe.tasks import TaskFormatError, load_tasks
+
+    try:
+        loaded = load_tasks(tasks)
+    except TaskFormatError as exc:
+        fail(str(exc))
+    cache = cache_dir or default_cache_dir()
+    store = _store(cache, repos)
+    table = Table(title=f"{len(loaded)} instances, gold and empty {runs}x each")
+    table.add_column("instance")
+    table.add_column("valid")
+    table.add_column("why not", overflow="fold")
+    valid = []
+    for task in loaded:
+        result = validate(task, store, _environment(task, python, cache), _limits(timeout), runs=runs)
+        table.add_row(escape(task.instance_id), "yes" if result.valid else "no", escape(result.why))
+        if result.valid:
+            valid.append(task)
+    console.print(table)
+    console.print(f"valid: {len(valid)} of {len(loaded)}")
+    if out:
+        write_tasks(valid, out)
+        console.print(f"valid instances: {out}")
+    if not valid:
+        raise typer.Exit(1)
+
+
+@swe_app.command("mine")
+def mine_cmd(
+    repo: Annotated[Path, typer.Option("--repo", help="A git repository (a clone; `git clone X.bundle dir` for a bundle).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where the validated instances go (JSONL).")],
+    name: Annotated[str | None, typer.Option("--name", help="The repository as owner/name (default: from its origin URL or folder name).")] = None,
+    profile: Annotated[str | None, typer.Option("--profile", help=f"A known project's test setup: {', '.join(PROFILES)}.")] = None,
+    test_pattern: Annotated[str | None, typer.Option("--test-pattern", help="Regex of test file paths (e.g. '^tests/').")] = None,
+    test_cmd: Annotated[str | None, typer.Option("--test-cmd", help="The command that runs the tests, from the repository root.")] = None,
+    log_parser: Annotated[str | None, typer.Option("--log-parser", help="How statuses are read: pytest, go, cargo, swift, minitest, ctest-unity.")] = None,
+    language: Annotated[str | None, typer.Option("--language", help="The project's language (for its toolchain).")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="Only commits after this date (2021-01-01).")] = None,
+    commits: Annotated[str | None, typer.Option("--commits", help="Only these commits (comma-separated).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many candidates.")] = None,
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs of each state (before and after the fix).")] = 3,
+    python: Annotated[Path | None, typer.Option("--python", help="An interpreter with the tests' dependencies (Python projects).")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Wall-clock seconds a test command may take.")] = 1800.0,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors and environments are kept.")] = None,
+) -> None:
+    """Find fix commits that touch tests, split them into a test patch and a gold patch, run both states
+    `--runs` times, and keep those with tests that fail before and pass after (F2P), every time."""
+    from assay.swe.mine import Profile, mine, write_tasks
+
+    if not (repo / ".git").exists() and not (repo / "HEAD").exists():
+        fail(f"--repo {repo}: not a git repository")
+    chosen = PROFILES.get(profile or "") if profile else None
+    if profile and chosen is None:
+        fail(f"--profile {profile}: known: {', '.join(PROFILES)}")
+    base = chosen or Profile(language or "python", test_pattern or "", test_cmd or "", log_parser or "pytest")
+    setup = Profile(language or base.language, test_pattern or base.test_pattern, test_cmd or base.test_cmd, log_parser or base.log_parser,
+                    base.env_vars, base.install)
+    if not setup.test_pattern or not setup.test_cmd:
+        fail("give --profile, or --test-pattern and --test-cmd (and --log-parser)")
+    owner_name = name or _repo_name(repo)
+    cache = cache_dir or default_cache_dir()
+    store = _store(cache, [repo.parent], source=repo, key=owner_name.replace("/", "__"))
+    from assay.swe.tasks import Task
+
+    probe = Task("probe", owner_name, "", "", (), (), language=setup.language)
+    env = _environment(probe, python, cache)
+    started = time.monotonic()
+    mined = mine(repo, owner_name, setup, store, env, _limits(timeout), since=since, commits=commits.split(",") if commits else None,
+                 limit=limit, runs=runs, progress=lambda c, what: err.print(f"[assay] {c[:10]}: {what}", markup=False, highlight=False))
+    write_tasks(mined.kept, out)
+    reasons = ", ".join(f"{why} {n}" for why, n in mined.reasons().most_common()) or "none"
+    console.print(f"{owner_name}: {mined.candidates} candidates, {len(mined.kept)} validated, dropped: {reasons} ({time.monotonic() - started:.0f} s)")
+    console.print(f"instances: {out}")
+    if not mined.kept:
+        raise typer.Exit(1)
+
+
+def _limits(timeout: float) -> Limits:
+    from assay.swe.runtime import Limits
+
+    return Limits(wall_seconds=timeout)
+
+
+def _store(cache: Path, repos: list[Path] | None, source: Path | None = None, key: str | None = None) -> RepoStore:
+    from assay.swe.repos import RepoStore
+
+    return RepoStore(cache, list(repos or []), local={key: source} if source is not None and key else None)
+
+
+def _environment(task: Task, python: Path | None, cache: Path) -> Environment:
+    """The task's environment: `--python`, or a venv built for its setup (Python); the toolchain of its language."""
+    from assay.swe.envs import EnvironmentFailed, build
+    from assay.swe.harness import Environment
+
+    try:
+        interpreter = python or (build(task, cache) if task.language == "python" and task.install else Path(sys.executable))
+        return Environment.of(interpreter, task.language)
+    except (EnvironmentFailed, OSError, subprocess.CalledProcessError) as exc:
+        fail(f"environment for {task.instance_id}: {exc}")
+        raise  # not reached: fail() exits
+
+
+def _repo_name(repo: Path) -> str:
+    """owner/name from the clone's origin URL (a bundle named owner__name, or a GitHub URL), else the folder's name."""
+    url = subprocess.run(["git", "config", "--get", "remote.origin.url"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    stem = Path(url).name.removesuffix(".bundle").removesuffix(".git") if url else repo.name
+    if "__" in stem:
+        return stem.replace("__", "/", 1)
+    match = re.search(r"github\.com[:/]([^/]+)/([^/]+?)(?:\.git)?$", url)
+    return f"{match.group(1)}/{match.group(2)}" if match else f"local/{stem}"

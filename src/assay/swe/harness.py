@@ -69,24 +69,51 @@ class TaskResult:
         return asdict(self)
 
 
+# Assay's language plugin whose toolchain a task's language uses, and the variables its test command needs.
+TOOLCHAINS: dict[str, tuple[str, dict[str, str]]] = {
+    "go": ("go", {"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOCACHE": "/tmp/go-cache", "GOPATH": "/tmp/go", "GOTOOLCHAIN": "local"}),
+    "rust": ("rust", {"CARGO_HOME": "/tmp/cargo-home", "CARGO_NET_OFFLINE": "true"}),
+    "swift": ("swift", {}),
+    "ruby": ("ruby", {}),
+}
+
+
 @dataclass(frozen=True)
 class Environment:
-    """The interpreter the tests run with (a venv with the task's test dependencies), and what to show the runtime."""
+    """What the tests run with: an interpreter (a venv with the task's test dependencies, for Python), the
+    language's toolchain, and what the runtime must show, read-only."""
 
     python: Path
     ro_paths: tuple[str, ...]
+    path: tuple[str, ...] = ()  # directories put first on PATH
+    variables: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def of(cls, python: Path) -> Environment:
-        python = python.absolute()  # not resolved: a venv's bin/python is a link to its base interpreter
+    def of(cls, python: Path, language: str = "python") -> Environment:
+        """The environment of `python` (not resolved: a venv's bin/python is a link to its base interpreter),
+        with the toolchain of `language` where it has one (Go, Rust, Swift, Ruby; C builds with /usr's)."""
+        python = python.absolute()
         done = subprocess.run([str(python), "-c", "import sys; print(sys.prefix); print(sys.base_prefix)"], capture_output=True, text=True, check=True)
-        prefixes = tuple(done.stdout.split())
-        return cls(python, (*prefixes, str(python.parent)))
+        ro = [*done.stdout.split(), str(python.parent)]
+        path = [str(python.parent)]
+        variables: dict[str, str] = {}
+        plugin = TOOLCHAINS.get(language)
+        if plugin is not None:
+            from assay.languages import get_language
+
+            toolchain = get_language(plugin[0]).toolchain()
+            dirs = sorted({str(Path(tool).parent) for tool in toolchain.tools.values()})
+            ro += [*toolchain.ro_binds, *dirs]
+            path = [*dirs, *path]
+            variables.update({k: v for k, v in toolchain.env.items() if not k.startswith("ASSAY_")})
+            variables.update(plugin[1])
+        return cls(python, tuple(ro), tuple(path), tuple(sorted(variables.items())))
 
 
 def test_env(task: Task, env: Environment) -> dict[str, str]:
-    """The test command's environment: the task's variables, the interpreter first on PATH, the plugin."""
-    out = {"PATH": f"{env.python.parent}:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    """The test command's environment: the toolchain's and the task's variables, its tools first on PATH, the plugin."""
+    out = {"PATH": ":".join([*env.path, "/usr/local/bin", "/usr/bin", "/bin"]), "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    out.update(dict(env.variables))
     out.update(dict(task.env_vars))
     if task.log_parser == "pytest":
         out["PYTHONPATH"] = ":".join(p for p in (out.get("PYTHONPATH", ""), PLUGIN_DIR) if p)

@@ -3,7 +3,14 @@
 - `pytest`: Assay's pytest plugin (`assay.swe.pytest_plugin`, loaded with `-p`) writes each test's
   node id and outcome as JSON lines to the scratch directory, so ids with spaces or brackets come
   through whole (SWE-bench's text parsers cut them at a space; repo-tasks/ had to drop 62 such ids).
-- `pytest-log`: pytest's `-rA` summary lines (`PASSED tests/x.py::t`), for logs from elsewhere.
+- `pytest-log`: pytest's `-rA` summary lines (`PASSED tests/x.py::t`), for logs from elsewhere;
+- `go`: `go test -json`'s events (or `-v`'s `--- PASS: TestX (0.00s)`), subtests as `TestX/sub`;
+- `cargo`: `test NAME ... ok|FAILED|ignored` (doc-tests' names, which hold spaces, whole);
+- `swift`: XCTest's `Test Case 'Class.testMethod' passed` and Swift Testing's `Test name() passed`;
+- `minitest`: `-v`'s `Class#test_name = 0.00 s = .`;
+- `ctest-unity`: Unity's `N: path/tests/file.c:12:name:PASS` under `ctest -V`, as `file.c:name`.
+The text parsers read what the test process printed: the project's own code could print such lines
+too, which is why the pytest plugin's file is the one Assay trusts most (docs/repo-tasks.md).
 """
 
 from __future__ import annotations
@@ -56,4 +63,97 @@ def from_pytest_log(scratch: Path, output: str) -> dict[str, TestStatus]:
     return statuses
 
 
-PARSERS: dict[str, Callable[[Path, str], dict[str, TestStatus]]] = {"pytest": from_pytest_plugin, "pytest-log": from_pytest_log}
+
+
+def from_go_test(scratch: Path, output: str) -> dict[str, TestStatus]:
+    """`go test -json` events (`{"Action": "pass", "Test": "TestX/sub"}`), else `go test -v`'s `--- PASS: TestX (0.00s)`."""
+    statuses: dict[str, TestStatus] = {}
+    actions = {"pass": TestStatus.PASSED, "fail": TestStatus.FAILED, "skip": TestStatus.SKIPPED}
+    for line in output.splitlines():
+        if line.startswith("{"):
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(event, dict) and event.get("Test") and event.get("Action") in actions:
+                statuses[str(event["Test"])] = actions[str(event["Action"])]
+            continue
+        match = _GO_V.match(line)
+        if match:
+            statuses[match.group(2)] = {"PASS": TestStatus.PASSED, "FAIL": TestStatus.FAILED, "SKIP": TestStatus.SKIPPED}[match.group(1)]
+    return statuses
+
+
+_GO_V = re.compile(r"^\s*--- (PASS|FAIL|SKIP): (\S+) \(")
+_CARGO = re.compile(r"^test (.+?) \.\.\. (ok|FAILED|ignored)(?:,.*)?$")
+
+
+def from_cargo_test(scratch: Path, output: str) -> dict[str, TestStatus]:
+    """`cargo test`'s `test NAME ... ok|FAILED|ignored` lines (doc-tests' names hold spaces: kept whole)."""
+    statuses: dict[str, TestStatus] = {}
+    for line in output.splitlines():
+        match = _CARGO.match(line.strip())
+        if match:
+            statuses[match.group(1)] = {"ok": TestStatus.PASSED, "FAILED": TestStatus.FAILED, "ignored": TestStatus.SKIPPED}[match.group(2)]
+    return statuses
+
+
+_XCTEST = re.compile(r"^Test Case '(?:-\[)?([\w.]+)[ .](\w+)\]?' (passed|failed|skipped)")
+_SWIFT_TESTING = re.compile(r"^\S+ Test (\w+)\(\) (passed|failed|skipped)")
+
+
+def from_swift_test(scratch: Path, output: str) -> dict[str, TestStatus]:
+    """`swift test`: XCTest's `Test Case 'Class.testMethod' passed (0.003 seconds)` (Linux; `-[Module.Class testMethod]`
+    on Darwin), as `Class.testMethod`; Swift Testing's `✔ Test name() passed after ...`, as `name()`."""
+    statuses: dict[str, TestStatus] = {}
+    words = {"passed": TestStatus.PASSED, "failed": TestStatus.FAILED, "skipped": TestStatus.SKIPPED}
+    for line in output.splitlines():
+        line = line.strip()
+        match = _XCTEST.match(line)
+        if match:
+            cls = match.group(1).rsplit(".", 1)[-1]
+            statuses[f"{cls}.{match.group(2)}"] = words[match.group(3)]
+            continue
+        match = _SWIFT_TESTING.match(line)
+        if match:
+            statuses[f"{match.group(1)}()"] = words[match.group(2)]
+    return statuses
+
+
+_MINITEST = re.compile(r"^(\w[\w:]*#\S+) = [\d.]+ s = ([.FES])$")
+
+
+def from_minitest(scratch: Path, output: str) -> dict[str, TestStatus]:
+    """minitest's `-v` lines: `Class#test_name = 0.00 s = .` (`.` pass, `F` fail, `E` error, `S` skip)."""
+    statuses: dict[str, TestStatus] = {}
+    marks = {".": TestStatus.PASSED, "F": TestStatus.FAILED, "E": TestStatus.ERROR, "S": TestStatus.SKIPPED}
+    for line in output.splitlines():
+        match = _MINITEST.match(line.strip())
+        if match:
+            statuses[match.group(1)] = marks[match.group(2)]
+    return statuses
+
+
+_UNITY = re.compile(r"^(?:\d+: )?(?:\S*/)?([\w.-]+\.c):\d+:(\w+):(PASS|FAIL|IGNORE)")
+
+
+def from_ctest_unity(scratch: Path, output: str) -> dict[str, TestStatus]:
+    """Unity's lines under `ctest -V`: `N: /path/tests/misc_tests.c:295:name:PASS` (or `:FAIL: why`, `:IGNORE`), as `file.c:name`."""
+    statuses: dict[str, TestStatus] = {}
+    words = {"PASS": TestStatus.PASSED, "FAIL": TestStatus.FAILED, "IGNORE": TestStatus.SKIPPED}
+    for line in output.splitlines():
+        match = _UNITY.match(line.strip())
+        if match:
+            statuses[f"{match.group(1)}:{match.group(2)}"] = words[match.group(3)]
+    return statuses
+
+
+PARSERS: dict[str, Callable[[Path, str], dict[str, TestStatus]]] = {
+    "pytest": from_pytest_plugin,
+    "pytest-log": from_pytest_log,
+    "go": from_go_test,
+    "cargo": from_cargo_test,
+    "swift": from_swift_test,
+    "minitest": from_minitest,
+    "ctest-unity": from_ctest_unity,
+}

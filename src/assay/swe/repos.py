@@ -20,14 +20,18 @@ class RepoUnavailable(RuntimeError):
 
 
 class RepoStore:
-    def __init__(self, cache_dir: Path, sources: list[Path], allow_network: bool = False) -> None:
+    def __init__(self, cache_dir: Path, sources: list[Path], allow_network: bool = False, local: dict[str, Path] | None = None) -> None:
+        """`sources`: directories of bundles or clones; `local`: repository key -> a clone to mirror (`assay swe mine`)."""
         self.root = cache_dir / "swe" / "repos"
         self.sources = sources
+        self.local = dict(local or {})
         self.allow_network = allow_network
         self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
     def _source(self, key: str, repo: str) -> str:
+        if key in self.local:
+            return str(self.local[key])
         for folder in self.sources:
             for candidate in (folder / f"{key}.bundle", folder / key, folder / f"{key}.git"):
                 if candidate.exists():
@@ -43,6 +47,8 @@ class RepoStore:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:
             path = self.root / f"{key}.git"
+            if key in self.local and (path / "HEAD").exists():  # a local clone may have moved on: fetch what it has now
+                subprocess.run(["git", "fetch", "-q", "--prune", str(self.local[key]), "+refs/*:refs/*"], cwd=path, capture_output=True)
             if not (path / "HEAD").exists():
                 source = self._source(key, repo)
                 self.root.mkdir(parents=True, exist_ok=True)
