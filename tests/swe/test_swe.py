@@ -70,6 +70,26 @@ def test_grading_follows_swe_bench_v5_with_the_hardening() -> None:
     assert silent.resolution is Resolution.NO and "did not run" in silent.why  # success claimed without a run is none
 
 
+def test_repository_metrics_over_runs() -> None:
+    from assay.swe.metrics import compute, grouped
+
+    def row(iid: str, run: int, resolution: str, applied: str = "git apply", empty: bool = False, repo: str = "o/r") -> dict[str, object]:
+        return {"instance_id": iid, "run": run, "resolution": resolution, "applied_by": applied, "empty_patch": empty, "repo": repo}
+
+    rows = [row("a", 0, "RESOLVED_FULL"), row("a", 1, "RESOLVED_NO"), row("a", 2, "RESOLVED_NO", applied="", empty=True),
+            row("b", 0, "RESOLVED_FULL", repo="o/s"), row("b", 1, "RESOLVED_FULL", repo="o/s"), row("b", 2, "RESOLVED_FULL", repo="o/s"),
+            row("c", 0, "error", repo="o/s")]
+    m = compute(rows)
+    assert m.tasks == 3 and m.runs == 6 and m.errors == 1 and m.resolved == 4  # the error is neither a success nor a failure
+    assert m.pass_at[1].value == pytest.approx((1 / 3 + 1) / 2)  # the unbiased estimator over each task's runs
+    assert m.pass_at[3].value == pytest.approx(1.0)
+    assert m.precision.value == pytest.approx(4 / 5)  # the empty patch is not a prediction that applied
+    assert m.f1 == pytest.approx(2 * 0.8 * (2 / 3) / (0.8 + 2 / 3))
+    assert m.pass_at[1].low <= m.pass_at[1].value <= m.pass_at[1].high
+    per_repo = grouped(rows, "repo")
+    assert per_repo["o/s"].pass_at[1].value == 1.0 and per_repo["o/s"].errors == 1
+
+
 def test_the_plugins_records_and_the_rA_summary_become_statuses(tmp_path: Path) -> None:
     rows = [("t::ok", "setup", "passed"), ("t::ok", "call", "passed"), ("t::ok", "teardown", "passed"),
             ("t::bad", "call", "failed"), ("t::err", "setup", "failed"), ("t::skip", "setup", "skipped"),
@@ -180,12 +200,23 @@ def test_swe_evaluate_from_the_cli_grades_the_eight_verified_instances(tmp_path:
     # pallets/click needs pytest 9.0.2 (its filterwarnings = error); this interpreter has 9.2.0 (repo-tasks/README.md).
     resolved = {i for i, r in rows.items() if r["resolution"] == "RESOLVED_FULL"}
     assert resolved == set(rows) - {"pallets__click-762c97e"}, {i: (r["resolution"], r["error"]) for i, r in rows.items()}
-    summary = json.loads((tmp_path / "gold" / "summary.json").read_text())
-    assert summary["resolved"] == 7 and summary["tasks"] == 8
+    summary = json.loads((tmp_path / "gold" / "summary.json").read_text())["overall"]
+    assert summary["resolved"] == 7 and summary["tasks"] == 8 and summary["errors"] == 0
     again = CliRunner().invoke(cli.app, ["swe", "evaluate", *common, "--gold", "--out", str(tmp_path / "gold")])
     assert again.exit_code == 0 and "[assay]" not in again.output  # resumed: nothing graded twice
     empty = CliRunner().invoke(cli.app, ["swe", "evaluate", *common, "--empty", "--out", str(tmp_path / "empty"), "-j", "2"])
-    assert "resolved: 0 of 8 graded" in empty.output, empty.output
+    assert "resolved: 0 of 8 graded runs" in empty.output, empty.output
+    # Two runs of a "model" (SWE-bench predictions files): the gold patches, then empty ones.
+    two = ["andialbrecht__sqlparse-e92a032", "tkem__cachetools-57d2e48"]
+    tasks = {t.instance_id: t for t in load_tasks([data / "repo-tasks"])}
+    for name, patch_of in (("run1", lambda t: t.patch), ("run2", lambda t: "")):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps({"instance_id": i, "model_patch": patch_of(tasks[i]), "model_name_or_path": "m"}) + "\n"
+                                                        for i in two))
+    runs = CliRunner().invoke(cli.app, ["swe", "evaluate", *common, "--predictions", str(tmp_path / "run1.jsonl"), "--predictions",
+                                        str(tmp_path / "run2.jsonl"), "--out", str(tmp_path / "runs")])
+    overall = json.loads((tmp_path / "runs" / "summary.json").read_text())["overall"]
+    assert overall["runs"] == 4 and overall["resolved"] == 2, runs.output
+    assert overall["pass_at"]["pass@1"]["value"] == 0.5 and overall["precision"]["value"] == 1.0 and overall["empty_or_unapplied"] == 2
     bad = CliRunner().invoke(cli.app, ["swe", "evaluate", *common, "--gold", "--out", str(tmp_path / "x"), "--instance-ids", "nope"])
     assert bad.exit_code != 0 and "no such task: nope" in bad.output
 

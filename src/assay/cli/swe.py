@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 import time
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -34,7 +33,9 @@ app.add_typer(swe_app, name="swe")
 def evaluate(
     tasks: Annotated[list[Path], typer.Option("--tasks", help="Task instances: JSON, a JSON list, JSONL, or a directory of *.json (repeatable).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for results.jsonl and summary.json (resumable).")],
-    predictions: Annotated[Path | None, typer.Option("--predictions", help="SWE-bench predictions: instance_id, model_patch, model_name_or_path.")] = None,
+    predictions: Annotated[list[Path] | None, typer.Option("--predictions", help="SWE-bench predictions (instance_id, model_patch, "
+                                                           "model_name_or_path); repeat it for several runs of a model (pass@3).")] = None,
+    runs_per_task: Annotated[int, typer.Option("--runs-per-task", min=1, help="Grade each prediction this many times (a flaky test shows).")] = 1,
     gold: Annotated[bool, typer.Option("--gold", help="Grade each task's own gold patch (a check of the tasks and the harness).")] = False,
     empty: Annotated[bool, typer.Option("--empty", help="Grade an empty patch for each task (its F2P tests must fail).")] = False,
     repos: Annotated[list[Path] | None, typer.Option("--repos", help="Directories with <owner>__<name>.bundle or clones (e.g. ../shared/data/repos).")] = None,
@@ -60,7 +61,7 @@ def evaluate(
         fail("give exactly one of --predictions FILE, --gold or --empty")
     try:
         loaded = load_tasks(tasks)
-        preds = load_predictions(predictions) if predictions else {}
+        runs_of = [load_predictions(path) for path in predictions or []]
     except TaskFormatError as exc:
         fail(str(exc))
     if instance_ids:
@@ -69,35 +70,39 @@ def evaluate(
         if unknown:
             fail(f"--instance-ids: no such task: {', '.join(sorted(unknown))}")
         loaded = [t for t in loaded if t.instance_id in wanted]
-    pairs = []
-    for task in loaded:
-        if gold:
-            pairs.append((task, Prediction(task.instance_id, "gold", task.patch)))
-        elif empty:
-            pairs.append((task, Prediction(task.instance_id, "empty", "")))
-        elif task.instance_id in preds:
-            pairs.append((task, preds[task.instance_id]))
+    pairs: list[tuple[Task, Prediction, int]] = []
+    sources = runs_of if runs_of else [{t.instance_id: Prediction(t.instance_id, "gold", t.patch) if gold else Prediction(t.instance_id, "empty", "")
+                                        for t in loaded}]
+    for n, source in enumerate(sources):
+        for repeat in range(runs_per_task):
+            run = n * runs_per_task + repeat
+            pairs += [(task, source[task.instance_id], run) for task in loaded if task.instance_id in source]
     if not pairs:
         fail("no prediction is for any of the tasks (instance ids differ?)")
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
-    done: dict[tuple[str, str], dict[str, object]] = {}
+    done: dict[tuple[str, int, str], dict[str, object]] = {}
     if results_path.exists():
         for line in results_path.read_text().splitlines():
             try:
                 row = json.loads(line)
-                done[(row["instance_id"], row["patch_sha256"])] = row
+                done[(row["instance_id"], int(row.get("run", 0)), row["patch_sha256"])] = row
             except (ValueError, KeyError):
                 continue  # a line cut short by a crash: that task is graded again
     import hashlib
 
-    todo = [(t, p) for t, p in pairs if (t.instance_id, hashlib.sha256(p.patch.encode()).hexdigest()) not in done]
+    todo = [(t, p, r) for t, p, r in pairs if (t.instance_id, r, hashlib.sha256(p.patch.encode()).hexdigest()) not in done]
     cache = cache_dir or default_cache_dir()
     store = RepoStore(cache, list(repos or []), allow_network=network)
     limits = Limits(wall_seconds=timeout)
     started = time.monotonic()
 
-    def grade_one(task: Task, prediction: Prediction) -> TaskResult:
+    def grade_one(task: Task, prediction: Prediction, run: int) -> TaskResult:
+        result = _grade(task, prediction)
+        result.run = run
+        return result
+
+    def _grade(task: Task, prediction: Prediction) -> TaskResult:
         try:
             interpreter = python or (build(task, cache) if task.language == "python" and task.install else Path(sys.executable))
             env = Environment.of(interpreter, task.language)
@@ -110,7 +115,7 @@ def evaluate(
     results: list[dict[str, object]] = list(done.values())
     try:
         with ThreadPoolExecutor(max_workers=n_workers) as pool, open(results_path, "a") as sink:
-            futures = {pool.submit(grade_one, t, p): t.instance_id for t, p in todo}
+            futures = {pool.submit(grade_one, t, p, r): t.instance_id for t, p, r in todo}
             for future in as_completed(futures):
                 try:
                     result = future.result()
@@ -130,28 +135,37 @@ def evaluate(
 
 
 def _summary(results: list[dict[str, object]], out: Path, seconds: float) -> None:
-    """summary.json and the table: resolved, partial, no and errors, overall and per repository."""
-    by_repo: dict[str, Counter[str]] = {}
-    for row in results:
-        repo = str(row["instance_id"]).rsplit("-", 1)[0]
-        by_repo.setdefault(repo, Counter())[str(row["resolution"])] += 1
-    total = Counter(str(r["resolution"]) for r in results)
-    graded = sum(total.values()) - total["error"]
-    summary = {"tasks": len(results), "graded": graded, "resolved": total["RESOLVED_FULL"], "partial": total["RESOLVED_PARTIAL"],
-               "unresolved": total["RESOLVED_NO"], "errors": total["error"],
-               "resolved_rate": (total["RESOLVED_FULL"] / graded) if graded else None,
-               "per_repository": {repo: dict(c) for repo, c in sorted(by_repo.items())}, "seconds": round(seconds, 1)}
+    """summary.json and the tables: resolved rate, pass@1/pass@3, precision and F1, overall, per language and per repository."""
+    from assay.swe.metrics import RepoMetrics, compute, grouped
+
+    overall = compute(results)
+    by_repo, by_language = grouped(results, "repo"), grouped(results, "language")
+    summary = {"overall": overall.to_json(), "per_repository": {k: v.to_json() for k, v in by_repo.items()},
+               "per_language": {k: v.to_json() for k, v in by_language.items()}, "seconds": round(seconds, 1)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    table = Table(title=f"{len(results)} tasks, {seconds:.1f} s")
-    for column in ("repository", "tasks", "resolved", "partial", "unresolved", "infra errors"):
-        table.add_column(column, justify="left" if column == "repository" else "right")
-    for repo, c in sorted(by_repo.items()):
-        table.add_row(escape(repo), str(sum(c.values())), str(c["RESOLVED_FULL"]), str(c["RESOLVED_PARTIAL"]), str(c["RESOLVED_NO"]), str(c["error"]))
-    console.print(table)
-    rate = f"{summary['resolved_rate']:.3f}" if graded else "n/a"
-    console.print(f"resolved: {total['RESOLVED_FULL']} of {graded} graded ({rate}); infrastructure errors (not counted): {total['error']}")
+
+    def table(title: str, groups: dict[str, RepoMetrics]) -> Table:
+        t = Table(title=title)
+        for column in ("", "tasks", "runs", "resolved", "pass@1", "pass@3", "precision", "F1", "errors"):
+            t.add_column(column, justify="left" if not column else "right")
+
+        def num(value: float) -> str:
+            return "n/a" if value != value else f"{value:.3f}"
+
+        for name, m in [*groups.items(), ("all", overall)]:
+            p1, p3 = m.pass_at.get(1), m.pass_at.get(3)
+            t.add_row(escape(name), str(m.tasks), str(m.runs), str(m.resolved), num(p1.value) if p1 else "n/a",
+                      num(p3.value) if p3 else "n/a", num(m.precision.value), num(m.f1), str(m.errors))
+        return t
+
+    console.print(table(f"{overall.tasks} tasks, {seconds:.1f} s: per repository (pass@3 needs 3 runs a task; CIs in summary.json)", by_repo))
+    if len(by_language) > 1:
+        console.print(table("per language", by_language))
+    p1 = overall.pass_at.get(1)
+    console.print(f"resolved: {overall.resolved} of {overall.runs} graded runs; pass@1 {p1.text() if p1 else 'n/a'} (95% CI); "
+                  f"infrastructure errors (not counted): {overall.errors}")
     console.print(f"results: {out / 'results.jsonl'}; summary: {out / 'summary.json'}")
-    if not graded:
+    if not overall.runs:
         raise typer.Exit(1)
 
 

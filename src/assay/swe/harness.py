@@ -45,6 +45,9 @@ class TaskResult:
     instance_id: str
     model: str
     resolution: str  # a Resolution, or "error"
+    repo: str = ""
+    language: str = ""
+    run: int = 0  # which run of this task (several predictions files, or --runs-per-task)
     applied_by: str = ""  # the fallback step that applied the model patch ("" if none did)
     error: str = ""  # why the task was not graded (infrastructure), or why a model patch did not go in
     restored: list[str] = field(default_factory=list)  # grading files the model patch had changed, put back
@@ -127,8 +130,8 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
     """Grade one prediction on one task (see the module docstring). An empty patch is not run (RESOLVED_NO,
     as SWE-bench has it) unless `run_empty`: then the tests run on the base commit, to show the F2P tests fail there."""
     started = time.monotonic()
-    result = TaskResult(task.instance_id, prediction.model, "error", patch_sha256=hashlib.sha256(prediction.patch.encode()).hexdigest(),
-                        empty_patch=not prediction.patch.strip())
+    result = TaskResult(task.instance_id, prediction.model, "error", repo=task.repo, language=task.language,
+                        patch_sha256=hashlib.sha256(prediction.patch.encode()).hexdigest(), empty_patch=not prediction.patch.strip())
     with tempfile.TemporaryDirectory(prefix=f"assay-swe-{task.repo_key}-", dir=work) as tmp:
         root = Path(tmp)
         try:
