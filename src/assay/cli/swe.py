@@ -291,3 +291,87 @@ def _repo_name(repo: Path) -> str:
         return stem.replace("__", "/", 1)
     match = re.search(r"github\.com[:/]([^/]+)/([^/]+?)(?:\.git)?$", url)
     return f"{match.group(1)}/{match.group(2)}" if match else f"local/{stem}"
+
+
+@swe_app.command("agent")
+def agent_cmd(
+    tasks: Annotated[list[Path], typer.Option("--tasks", help="Task instances (files or directories, repeatable).")],
+    model: Annotated[str, typer.Option("--model", help="BACKEND/MODEL, as for `assay run` (openai/..., anthropic/...).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory: predictions-run<N>.jsonl (SWE-bench's format) and trajectories/.")],
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs per task (pass@3 needs 3).")] = 1,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="An OpenAI-compatible server's URL.")] = None,
+    api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="The variable that holds the API key.")] = None,
+    repos: Annotated[list[Path] | None, typer.Option("--repos", help="Directories with <owner>__<name>.bundle or clones.")] = None,
+    python: Annotated[Path | None, typer.Option("--python", help="The interpreter the agent's commands get (default: a venv per task setup).")] = None,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Commands per run (upstream agents default to 250).")] = 50,
+    max_cost: Annotated[float, typer.Option("--max-cost", min=0.0, help="Dollars per run, where the model is in the price table (upstream: $3).")] = 3.0,
+    timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Wall-clock seconds per run.")] = 1800.0,
+    command_timeout: Annotated[float, typer.Option("--command-timeout", min=1.0, help="Seconds one command may take.")] = 120.0,
+    instance_ids: Annotated[str | None, typer.Option("--instance-ids", help="Comma-separated instance ids (default: all).")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors and environments are kept.")] = None,
+) -> None:
+    """Let a model fix each task: one bash command a step in the sandboxed checkout, until it submits or a limit is
+    hit; the final git diff is its patch. Then: assay swe evaluate --predictions OUT/predictions-run*.jsonl."""
+    import asyncio
+
+    from assay.generation import load_prices, price_of
+    from assay.models import get_model, parse_model_spec
+    from assay.models.base import ModelConfigError, Usage
+    from assay.swe.agent import AgentLimits, save, solve
+    from assay.swe.tasks import TaskFormatError, load_tasks
+
+    try:
+        loaded = load_tasks(tasks)
+        spec = parse_model_spec(model)
+        options: dict[str, object] = {"base_url": base_url}
+        if api_key_env:
+            options["api_key_env"] = api_key_env
+        backend = get_model(spec, **options)
+    except (TaskFormatError, ModelConfigError) as exc:
+        fail(str(exc))
+    if instance_ids:
+        wanted = {i.strip() for i in instance_ids.split(",") if i.strip()}
+        loaded = [t for t in loaded if t.instance_id in wanted]
+        if not loaded:
+            fail("--instance-ids: none of them is a task")
+    cache = cache_dir or default_cache_dir()
+    store = _store(cache, repos)
+    limits = AgentLimits(steps=max_steps, dollars=max_cost, wall_seconds=timeout, command_seconds=command_timeout)
+    prices = load_prices()
+
+    def price(usage: Usage) -> float | None:
+        return price_of(prices, spec.backend, spec.model, usage)
+
+    out.mkdir(parents=True, exist_ok=True)
+    table = Table(title=f"{spec.backend}/{spec.model} on {len(loaded)} tasks, {runs} run(s)")
+    for column in ("task", "run", "ended", "steps", "patch lines", "dollars"):
+        table.add_column(column, justify="left" if column in ("task", "ended") else "right")
+
+    async def main() -> None:
+        try:
+            for run in range(runs):
+                path = out / f"predictions-run{run + 1}.jsonl"
+                done = {json.loads(line)["instance_id"] for line in path.read_text().splitlines() if line.strip()} if path.exists() else set()
+                for task in loaded:
+                    if task.instance_id in done:
+                        continue
+                    trajectory = await solve(task, backend, store, _environment(task, python, cache), limits, run=run, price=price)
+                    save(trajectory, out / "trajectories")
+                    with open(path, "a") as sink:
+                        sink.write(json.dumps({"instance_id": task.instance_id, "model_patch": trajectory.patch,
+                                               "model_name_or_path": f"{spec.backend}/{spec.model}", "run": run + 1}) + "\n")
+                    err.print(f"[assay] {task.instance_id} run {run + 1}: {trajectory.exit_reason} after {len(trajectory.steps)} steps",
+                              markup=False, highlight=False)
+                    table.add_row(escape(task.instance_id), str(run + 1), trajectory.exit_reason, str(len(trajectory.steps)),
+                                  str(trajectory.patch.count("\n")), f"{trajectory.dollars:.4f}" if trajectory.dollars is not None else "n/a")
+        finally:
+            await backend.aclose()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        err.print(f"[bold red]interrupted:[/] the runs finished so far are in {escape(str(out))}; the same command goes on", highlight=False)
+        raise typer.Exit(130) from None
+    console.print(table)
+    files = " ".join(f"--predictions {out / f'predictions-run{r + 1}.jsonl'}" for r in range(runs))
+    console.print(f"next: assay swe evaluate --tasks ... {files} --out ...")
