@@ -283,3 +283,52 @@ def test_mine_and_validate_go_and_python_fix_commits_from_the_real_bundles(tmp_p
     assert "already passes at the base commit" in checked.output
     assert {json.loads(line)["instance_id"] for line in (tmp_path / "valid.jsonl").read_text().splitlines()} == {
         "spf13__pflag-298bcdf", "andialbrecht__sqlparse-e92a032", "mahmoud__boltons-766b554"}
+
+
+def _msb_row(base: str, fix: str, test: str, f2p: dict[str, object], p2p: dict[str, object]) -> dict[str, object]:
+    """A task in Multi-SWE-bench's dataset format (multi_swe_bench/harness/dataset.py)."""
+    result = {"passed_count": 0, "failed_count": 0, "skipped_count": 0, "passed_tests": [], "failed_tests": [], "skipped_tests": []}
+    return {"org": "spf13", "repo": "pflag", "number": 7, "state": "closed", "title": "UintSlice hex", "body": "",
+            "base": {"label": "spf13:master", "ref": "master", "sha": base},
+            "resolved_issues": [{"number": 6, "title": "Hex values are rejected", "body": "--uis 0x10 fails"}],
+            "fix_patch": fix, "test_patch": test, "fixed_tests": {}, "p2p_tests": p2p, "f2p_tests": f2p, "s2p_tests": {}, "n2p_tests": {},
+            "run_result": result, "test_patch_result": result, "fix_patch_result": result}
+
+
+def test_multi_swe_bench_rows_and_predictions_are_read(tmp_path: Path) -> None:
+    states = {"run": "PASS", "test": "PASS", "fix": "PASS"}
+    row = _msb_row("abc", "FIX", "TEST", {"TestNew": {"run": "NONE", "test": "FAIL", "fix": "PASS"}}, {"TestOld": states})
+    row["n2p_tests"] = {"TestAdded": {"run": "NONE", "test": "NONE", "fix": "PASS"}}
+    (tmp_path / "msb.jsonl").write_text(json.dumps(row) + "\n")
+    (task,) = load_tasks([tmp_path / "msb.jsonl"])
+    assert task.instance_id == "spf13__pflag-7" and task.repo == "spf13/pflag" and task.base_commit == "abc"
+    assert task.patch == "FIX" and task.test_patch == "TEST" and task.fail_to_pass == ("TestAdded", "TestNew") and task.pass_to_pass == ("TestOld",)
+    assert task.problem_statement.startswith("Hex values are rejected") and task.extra["transitions"]["f2p"]["TestNew"]["test"] == "FAIL"
+    (tmp_path / "preds.jsonl").write_text(json.dumps({"org": "spf13", "repo": "pflag", "number": 7, "fix_patch": "P"}) + "\n")
+    assert load_predictions(tmp_path / "preds.jsonl")["spf13__pflag-7"].patch == "P"
+    result = CliRunner().invoke(cli.app, ["swe", "evaluate", "--tasks", str(tmp_path / "msb.jsonl"), "--gold", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "no test_cmd" in result.output and "--profile" in result.output
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_a_multi_swe_bench_task_is_graded_with_a_profile(tmp_path: Path) -> None:
+    from assay.languages import get_language
+    from assay.languages.base import ToolchainMissing
+    from assay.swe.mine import split
+
+    try:
+        get_language("go").toolchain()
+    except ToolchainMissing as exc:
+        pytest.skip(str(exc))
+    pflag = _clone("spf13__pflag.bundle", tmp_path / "spf13__pflag")
+    base, test_patch, fix = split(pflag, "298bcdf4e200c0d9b3818f03c7adaa10192874e4", r"_test\.go$")
+    states = {"run": "PASS", "test": "PASS", "fix": "PASS"}
+    row = _msb_row(base, fix, test_patch, {"TestUISHex": {"run": "NONE", "test": "FAIL", "fix": "PASS"}},
+                   {"TestBoolFunc": states, "TestUIS": states})
+    (tmp_path / "msb.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "preds.jsonl").write_text(json.dumps({"org": "spf13", "repo": "pflag", "number": 7, "fix_patch": fix}) + "\n")
+    result = CliRunner().invoke(cli.app, ["swe", "evaluate", "--tasks", str(tmp_path / "msb.jsonl"), "--predictions", str(tmp_path / "preds.jsonl"),
+                                          "--profile", "go", "--repos", str(tmp_path), "--out", str(tmp_path / "o"), "--cache-dir", str(tmp_path / "cache")])
+    (graded,) = [json.loads(line) for line in (tmp_path / "o" / "results.jsonl").read_text().splitlines()]
+    assert graded["resolution"] == "RESOLVED_FULL", (result.output, graded["error"], graded["log"][-500:])

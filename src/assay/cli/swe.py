@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from assay.swe.runtime import Limits
     from assay.swe.tasks import Task
 
+ProfileOpt = Annotated[str | None, typer.Option("--profile", help="The test setup (command, parser, language) for tasks that name none, "
+                                                                  f"e.g. Multi-SWE-bench's rows: {', '.join(PROFILES)}.")]
 swe_app = typer.Typer(help="Repository tasks: SWE-bench-style instances graded by the project's own tests.", no_args_is_help=True)
 app.add_typer(swe_app, name="swe")
 
@@ -40,6 +42,7 @@ def evaluate(
     empty: Annotated[bool, typer.Option("--empty", help="Grade an empty patch for each task (its F2P tests must fail).")] = False,
     repos: Annotated[list[Path] | None, typer.Option("--repos", help="Directories with <owner>__<name>.bundle or clones (e.g. ../shared/data/repos).")] = None,
     runtime: Annotated[str, typer.Option("--runtime", help="Where the tests run: bwrap (default).")] = "bwrap",
+    profile: ProfileOpt = None,
     python: Annotated[Path | None, typer.Option("--python", help="An interpreter that has the tests' dependencies (default: a venv built per task setup).")] = None,
     instance_ids: Annotated[str | None, typer.Option("--instance-ids", help="Comma-separated instance ids (default: all).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Wall-clock seconds a task's test command may take.")] = 1800.0,
@@ -60,7 +63,7 @@ def evaluate(
     if sum(bool(x) for x in (predictions, gold, empty)) != 1:
         fail("give exactly one of --predictions FILE, --gold or --empty")
     try:
-        loaded = load_tasks(tasks)
+        loaded = _with_profile(load_tasks(tasks), profile)
         runs_of = [load_predictions(path) for path in predictions or []]
     except TaskFormatError as exc:
         fail(str(exc))
@@ -174,6 +177,7 @@ def validate_cmd(
     tasks: Annotated[list[Path], typer.Option("--tasks", help="Task instances to check (files or directories, repeatable).")],
     repos: Annotated[list[Path] | None, typer.Option("--repos", help="Directories with <owner>__<name>.bundle or clones.")] = None,
     runs: Annotated[int, typer.Option("--runs", min=1, help="Runs of the gold and of the empty patch each.")] = 3,
+    profile: ProfileOpt = None,
     python: Annotated[Path | None, typer.Option("--python", help="An interpreter with the tests' dependencies (Python tasks).")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the valid instances here (JSONL).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Wall-clock seconds a test command may take.")] = 1800.0,
@@ -184,7 +188,7 @@ def validate_cmd(
     from assay.swe.tasks import TaskFormatError, load_tasks
 
     try:
-        loaded = load_tasks(tasks)
+        loaded = _with_profile(load_tasks(tasks), profile)
     except TaskFormatError as exc:
         fail(str(exc))
     cache = cache_dir or default_cache_dir()
@@ -256,6 +260,22 @@ def mine_cmd(
     console.print(f"instances: {out}")
     if not mined.kept:
         raise typer.Exit(1)
+
+
+def _with_profile(tasks: list[Task], profile: str | None) -> list[Task]:
+    """Tasks with `--profile`'s setup where they name none; a task left with no test command is a one-line error."""
+    from assay.swe.tasks import TaskFormatError, with_profile
+
+    if profile is not None:
+        chosen = PROFILES.get(profile)
+        if chosen is None:
+            raise TaskFormatError(f"--profile {profile}: known: {', '.join(PROFILES)}")
+        tasks = [with_profile(t, chosen.language, chosen.test_cmd, chosen.log_parser, chosen.env_vars, chosen.install) for t in tasks]
+    bare = [t.instance_id for t in tasks if not t.test_cmd]
+    if bare:
+        raise TaskFormatError(f"{bare[0]}{f' and {len(bare) - 1} more' if len(bare) > 1 else ''}: no test_cmd (Multi-SWE-bench's rows name "
+                              "none): give --profile")
+    return tasks
 
 
 def _limits(timeout: float) -> Limits:

@@ -6,8 +6,15 @@ lists), plus what a harness without Docker needs (docs/repo-tasks.md): `language
 `test_directives`, `env_vars`, `install`, `log_parser`. A file is one instance (JSON), a list of them
 (JSON), or one a line (JSONL).
 
+Multi-SWE-bench's rows are read too: `org`, `repo`, `number`, `base.sha`, `fix_patch`, `test_patch`,
+`resolved_issues` (the problem statement), and the transitions `p2p_tests`, `f2p_tests`, `s2p_tests`,
+`n2p_tests` (test -> its {run, test, fix} states): FAIL_TO_PASS is the tests of F2P, S2P (skipped, then
+passing) and N2P (absent, then passing); PASS_TO_PASS those of P2P. Its rows name no test command: give a
+`--profile` (a known project setup) for them.
+
 A prediction (SWE-bench's): `instance_id`, `model_patch`, `model_name_or_path`; a file is JSONL, a
-JSON list, or a JSON object keyed by instance id (SWE-bench's `predictions.json`).
+JSON list, or a JSON object keyed by instance id (SWE-bench's `predictions.json`). Multi-SWE-bench's
+(`org`, `repo`, `number`, `fix_patch`) are read too.
 """
 
 from __future__ import annotations
@@ -96,10 +103,31 @@ def _tests(value: Any, where: str, key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _multi_swe_bench(row: dict[str, Any], where: str) -> dict[str, Any]:
+    """A Multi-SWE-bench row in SWE-bench's keys (the transitions kept under `transitions`)."""
+    base = row.get("base")
+    if not isinstance(base, dict) or "sha" not in base:
+        raise TaskFormatError(f"{where}: a Multi-SWE-bench row needs base.sha")
+    transitions = {kind: row.get(f"{kind}_tests") or {} for kind in ("p2p", "f2p", "s2p", "n2p")}
+    if not all(isinstance(t, dict) for t in transitions.values()):
+        raise TaskFormatError(f"{where}: p2p_tests, f2p_tests, s2p_tests and n2p_tests must be objects (test -> its states)")
+    issues = row.get("resolved_issues") or []
+    statement = "\n\n".join(f"{i.get('title', '')}\n{i.get('body', '') or ''}".strip() for i in issues if isinstance(i, dict)) or \
+        f"{row.get('title', '')}\n{row.get('body', '') or ''}".strip()
+    known = {"org", "repo", "number", "base", "fix_patch", "test_patch", "resolved_issues", "p2p_tests", "f2p_tests", "s2p_tests", "n2p_tests"}
+    return {**{k: v for k, v in row.items() if k not in known},
+            "instance_id": row.get("instance_id") or f"{row['org']}__{row['repo']}-{row['number']}", "repo": f"{row['org']}/{row['repo']}",
+            "base_commit": base["sha"], "patch": row.get("fix_patch") or "", "test_patch": row.get("test_patch") or "",
+            "problem_statement": statement, "FAIL_TO_PASS": sorted({*transitions["f2p"], *transitions["s2p"], *transitions["n2p"]}),
+            "PASS_TO_PASS": sorted(transitions["p2p"]), "transitions": transitions}
+
+
 def task_from(row: Any, where: str) -> Task:
-    """A task from one row of a task file (SWE-bench's keys, and Assay's)."""
+    """A task from one row of a task file (SWE-bench's keys, and Assay's; or Multi-SWE-bench's)."""
     if not isinstance(row, dict):
         raise TaskFormatError(f"{where}: a task must be a JSON object")
+    if "org" in row and "fix_patch" in row and "number" in row:
+        row = _multi_swe_bench(row, where)
     missing = [k for k in REQUIRED if k not in row]
     if missing:
         raise TaskFormatError(f"{where}: missing {', '.join(missing)} (SWE-bench's task keys; see docs/repo-tasks.md)")
@@ -117,6 +145,16 @@ def task_from(row: Any, where: str) -> Task:
                 test_directives=tuple(str(d) for d in directives), env_vars=tuple(sorted((str(k), str(v)) for k, v in env.items())),
                 install=str(row.get("install") or ""), log_parser=_PARSERS.get(parser, parser),
                 extra={k: v for k, v in row.items() if k not in known})
+
+
+def with_profile(task: Task, language: str, test_cmd: str, log_parser: str, env_vars: tuple[tuple[str, str], ...], install: str) -> Task:
+    """The task, with a profile's setup where it names none of its own (Multi-SWE-bench's rows)."""
+    import dataclasses
+
+    if task.test_cmd:
+        return task
+    return dataclasses.replace(task, language=language, test_cmd=test_cmd, log_parser=log_parser, env_vars=task.env_vars or env_vars,
+                               install=task.install or install)
 
 
 def load_tasks(paths: list[Path]) -> list[Task]:
@@ -139,10 +177,12 @@ def load_tasks(paths: list[Path]) -> list[Task]:
 def load_predictions(path: Path) -> dict[str, Prediction]:
     """Predictions by instance id: JSONL, a JSON list, or SWE-bench's JSON object keyed by instance id."""
     rows = _rows(path)
-    if len(rows) == 1 and isinstance(rows[0][1], dict) and "instance_id" not in rows[0][1]:
+    if len(rows) == 1 and isinstance(rows[0][1], dict) and "instance_id" not in rows[0][1] and not {"org", "number"} <= set(rows[0][1]):
         rows = [(1, {"instance_id": key, **value}) for key, value in rows[0][1].items() if isinstance(value, dict)]
     out: dict[str, Prediction] = {}
     for n, row in rows:
+        if isinstance(row, dict) and "instance_id" not in row and {"org", "repo", "number"} <= set(row):  # Multi-SWE-bench's
+            row = {"instance_id": f"{row['org']}__{row['repo']}-{row['number']}", "model_patch": row.get("fix_patch", ""), **row}
         if not isinstance(row, dict) or "instance_id" not in row:
             raise TaskFormatError(f"{path}:{n}: a prediction needs instance_id and model_patch (SWE-bench's format)")
         patch = row.get("model_patch", row.get("patch"))
