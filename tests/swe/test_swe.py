@@ -332,3 +332,17 @@ def test_a_multi_swe_bench_task_is_graded_with_a_profile(tmp_path: Path) -> None
                                           "--profile", "go", "--repos", str(tmp_path), "--out", str(tmp_path / "o"), "--cache-dir", str(tmp_path / "cache")])
     (graded,) = [json.loads(line) for line in (tmp_path / "o" / "results.jsonl").read_text().splitlines()]
     assert graded["resolution"] == "RESOLVED_FULL", (result.output, graded["error"], graded["log"][-500:])
+
+
+def test_mining_decides_f2p_and_p2p_from_every_run_of_both_states() -> None:
+    from assay.swe.mine import _decide
+
+    before = [{"a": P, "b": F, "c": P, "d": F}, {"a": P, "b": F, "c": F, "d": F}]
+    after = [{"a": P, "b": P, "c": P, "d": P, "e": P}, {"a": P, "b": P, "c": P, "d": F, "e": P}]
+    f2p, p2p = _decide(before, after)  # type: ignore[misc]
+    assert f2p == ["b", "e"] and p2p == ["a"]  # c flips before the fix, d after it: in neither list; e is new (missing before)
+    assert _decide([{}, {}], after).startswith("no-baseline")  # type: ignore[union-attr]
+    assert _decide(before, [{}, {}]).startswith("unrunnable")  # type: ignore[union-attr]
+    assert _decide([{"a": P}], [{"a": P}]).startswith("no-f2p")  # type: ignore[union-attr]
+    assert _decide([{"a": F}, {"a": P}], [{"a": P}, {"a": P}]).startswith("flaky")  # type: ignore[union-attr]
+    assert _decide([None], after[:1]).startswith("unappliable")  # type: ignore[union-attr]

@@ -9,8 +9,9 @@ Mining (as the repo-tasks/ instances were built, and SWE-bench's collection does
 4. FAIL_TO_PASS: tests that fail (or are missing) in every run before and pass in every run after;
    PASS_TO_PASS: tests that pass in every run of both states. A candidate is dropped, with the reason:
    the patches do not apply, nothing runs after the fix (`unrunnable`), a test whose status differs
-   between runs of one state (`flaky`: its F2P or P2P membership cannot be decided), or no F2P test
-   (`no-f2p`).
+   between runs of one state (`flaky`: its F2P or P2P membership cannot be decided), nothing runs before
+   the fix (`no-baseline`: the test patch does not build without the fix, so every test would look
+   like F2P), or no F2P test (`no-f2p`).
 
 Validating: each instance's gold patch must resolve (RESOLVED_FULL) and its empty patch must not
 (every F2P test failing), `runs` times each, with the same statuses every time.
@@ -150,6 +151,8 @@ def _decide(before: list[dict[str, TestStatus] | None], after: list[dict[str, Te
     runs_after = [s for s in after if s is not None]
     if not any(runs_after):
         return "unrunnable: no test reported a status after the fix"
+    if not any(runs_before):  # e.g. the test patch uses an API only the fix adds, so nothing builds before it
+        return "no-baseline: no test reported a status before the fix, so F2P cannot be told from P2P"
     names = sorted(set().union(*runs_before, *runs_after))
     flaky = [t for t in names if len({s.get(t) for s in runs_before}) > 1 or len({s.get(t) for s in runs_after}) > 1]
     passes_after = {t for t in names if all(s.get(t) in OK for s in runs_after)}
