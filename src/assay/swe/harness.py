@@ -59,6 +59,7 @@ class TaskResult:
     log: str = ""
     patch_sha256: str = ""
     empty_patch: bool = False
+    disk_bytes: int = 0  # the task's workspace (checkout, build outputs, scratch) when its tests ended; objects are the mirror's
 
     @property
     def resolved(self) -> bool:
@@ -177,6 +178,7 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
         if parser is None:
             result.error = f"no log parser {task.log_parser!r} (known: {', '.join(PARSERS)})"
             return result
+        result.disk_bytes = tree_bytes(root)
         statuses = parser(scratch, run.output)
         result.statuses = {k: v.value for k, v in statuses.items()}
         report: Report = grade(statuses, task.fail_to_pass, task.pass_to_pass)
@@ -187,6 +189,20 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
         result.error = report.why
         result.seconds = time.monotonic() - started
         return result
+
+
+def tree_bytes(root: Path) -> int:
+    """Bytes of the files under root (links not followed)."""
+    import os
+
+    total = 0
+    for parent, _, names in os.walk(root):
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(parent, name)).st_size
+            except OSError:
+                continue
+    return total
 
 
 def statuses_of(result: TaskResult) -> dict[str, TestStatus]:
