@@ -173,10 +173,15 @@ def test_hostile_patches_do_not_resolve(sqlparse, tmp_path: Path, monkeypatch: p
     forge = ("\nimport atexit as _a, json as _j, os as _o\n_p = _o.environ.get('ASSAY_SWE_RESULTS')\n"
              f"_a.register(lambda: _p and open(_p, 'a').write(_j.dumps({{'nodeid': {task.fail_to_pass[0]!r}, 'when': 'call', 'outcome': 'passed'}}) + '\\n'))\n")
     forge_statuses = _patch(store, task, tmp_path, {"sqlparse/__init__.py": forge})
+    # Knowing the directory is no help: it cannot be listed, and the file's name is new each run.
+    blind = ("\nimport atexit as _a, glob as _g, json as _j\n"
+             f"_a.register(lambda: [open(p, 'a').write(_j.dumps({{'nodeid': {task.fail_to_pass[0]!r}, 'when': 'call', 'outcome': 'passed'}}) + '\\n')"
+             " for p in _g.glob('/assay-scratch/*') + ['/assay-scratch/pytest-results.jsonl']])\n")
+    forge_blind = _patch(store, task, tmp_path, {"sqlparse/__init__.py": blind})
     exit_early = _patch(store, task, tmp_path, {"sqlparse/__init__.py": "\nimport os as _os\n_os._exit(0)\n"})
     hook_in_source = _patch(store, task, tmp_path, {"sqlparse/__init__.py": "\n" + REPORTS_PASS})
-    for name, patch in (("edit-tests", edit_tests), ("conftest", rewrite_reports), ("forge", forge_statuses), ("exit-early", exit_early),
-                        ("hook-in-source", hook_in_source)):
+    for name, patch in (("edit-tests", edit_tests), ("conftest", rewrite_reports), ("forge", forge_statuses), ("forge-blind", forge_blind),
+                        ("exit-early", exit_early), ("hook-in-source", hook_in_source)):
         result = _grade(sqlparse, patch)
         assert result.resolution == "RESOLVED_NO", (name, result.resolution, result.error, result.log[-600:])
         assert not result.infra, name  # never an uncounted error
@@ -187,6 +192,11 @@ def test_hostile_patches_do_not_resolve(sqlparse, tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(patches, "restore_grading_files", lambda *args: [])
     assert _grade(sqlparse, edit_tests).resolution == "RESOLVED_FULL"
     assert _grade(sqlparse, rewrite_reports).resolution == "RESOLVED_FULL"
+    # And with the statuses' directory listable, the blind forgery finds the file.
+    import os
+
+    monkeypatch.setattr(Path, "chmod", lambda self, mode, **kwargs: os.chmod(self, 0o777))
+    assert _grade(sqlparse, forge_blind).resolution == "RESOLVED_FULL"
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ uncounted error.
 from __future__ import annotations
 
 import hashlib
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -114,7 +115,7 @@ class Environment:
         return cls(python, tuple(ro), tuple(path), tuple(sorted(variables.items())))
 
 
-def test_env(task: Task, env: Environment) -> dict[str, str]:
+def test_env(task: Task, env: Environment, results_name: str = RESULTS_FILE) -> dict[str, str]:
     """The test command's environment: the toolchain's and the task's variables, its tools first on PATH, the plugin."""
     out = {"PATH": ":".join([*env.path, "/usr/local/bin", "/usr/bin", "/bin"]), "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
     out.update(dict(env.variables))
@@ -122,7 +123,7 @@ def test_env(task: Task, env: Environment) -> dict[str, str]:
     if task.log_parser == "pytest":
         out["PYTHONPATH"] = ":".join(p for p in (out.get("PYTHONPATH", ""), PLUGIN_DIR) if p)
         out["PYTEST_ADDOPTS"] = " ".join(p for p in (out.get("PYTEST_ADDOPTS", ""), "-p assay_swe_plugin") if p)
-        out["ASSAY_SWE_RESULTS"] = f"{SCRATCH}/{RESULTS_FILE}"
+        out["ASSAY_SWE_RESULTS"] = f"{SCRATCH}/{results_name}"
     return out
 
 
@@ -161,12 +162,17 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
             result.log = test_patch.log
             return result
         scratch = root / "scratch"
-        scratch.mkdir()
+        # The statuses file has a name of its own each run, in a directory the run may write in but not list
+        # (0o333; every capability is dropped, root in the workspace included): code that knows where the
+        # directory is still cannot find the file to forge it.
+        scratch.mkdir(mode=0o333)
+        scratch.chmod(0o333)
+        results_name = f"pytest-results-{secrets.token_hex(16)}.jsonl"
         plugin_dir = root / "plugin"
         plugin_dir.mkdir()
         shutil.copy(PLUGIN, plugin_dir / "assay_swe_plugin.py")
         runtime = Bwrap(ro_paths=env.ro_paths, mounts={str(plugin_dir): PLUGIN_DIR})
-        run = runtime.run(checkout, scratch, task.test_cmd, test_env(task, env), limits)
+        run = runtime.run(checkout, scratch, task.test_cmd, test_env(task, env, results_name), limits)
         result.exit_code = run.exit_code
         result.log = run.output[-20000:]
         if run.timed_out:  # the model's patch may loop: its failure, as SWE-bench counts a timeout
@@ -179,7 +185,7 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
             result.error = f"no log parser {task.log_parser!r} (known: {', '.join(PARSERS)})"
             return result
         result.disk_bytes = tree_bytes(root)
-        statuses = parser(scratch, run.output)
+        statuses = parser(scratch / results_name if task.log_parser == "pytest" else scratch, run.output)
         result.statuses = {k: v.value for k, v in statuses.items()}
         report: Report = grade(statuses, task.fail_to_pass, task.pass_to_pass)
         result.f2p_failed, result.p2p_failed = report.f2p_failed, report.p2p_failed

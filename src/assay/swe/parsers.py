@@ -26,8 +26,9 @@ RESULTS_FILE = "pytest-results.jsonl"
 
 
 def from_pytest_plugin(scratch: Path, output: str) -> dict[str, TestStatus]:
-    """The plugin's records: a test's status is its worst phase (an error in setup or teardown is ERROR)."""
-    path = scratch / RESULTS_FILE
+    """The plugin's records (`scratch`: the results file, or a directory holding RESULTS_FILE): a test's
+    status is its worst phase (an error in setup or teardown is ERROR)."""
+    path = scratch / RESULTS_FILE if scratch.is_dir() else scratch
     statuses: dict[str, TestStatus] = {}
     if not path.is_file():
         return statuses
