@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from assay import cli
 from assay.augment.generate import CannotAugment
-from assay.augment.units import NotLiteral, _expression, literal, seeds_of, swift_function, swift_type
+from assay.augment.swift_reading import NotLiteral, literal, seeds_of, swift_function, swift_type
+from assay.augment.units import _expression
 from assay.benchmarks import load_benchmark
 from assay.benchmarks.directory import shipped
 from assay.execution import Executor
