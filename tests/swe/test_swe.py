@@ -248,6 +248,11 @@ def test_the_log_parsers_of_other_toolchains_read_exact_ids(tmp_path: Path) -> N
     assert PARSERS["minitest"](tmp_path, minitest) == {"TestMinitestMock#test_verify__error": F, "TestSpec#test_it": P, "X#test_e": E, "Y#test_s": S}
     unity = ("4: /tmp/b/tests/misc_tests.c:295:cjson_detach_item:PASS\n4: /tmp/b/tests/misc_tests.c:300:cjson_big:FAIL: Expected 1\n"
              "7: tests/compare_tests.c:12:cjson_compare:IGNORE\n")
+    # A test reported twice keeps its worst status: a forged pass printed after the real failure does not count.
+    forged = "--- FAIL: TestUISHex (0.00s)\n--- PASS: TestUISHex (0.00s)\n"
+    assert PARSERS["go"](tmp_path, forged) == {"TestUISHex": F}
+    assert PARSERS["cargo"](tmp_path, "test dtd_07 ... FAILED\ntest dtd_07 ... ok\n") == {"dtd_07": F}
+    assert PARSERS["minitest"](tmp_path, "X#test_a = 0.00 s = F\nX#test_a = 0.00 s = .\n") == {"X#test_a": F}
     assert PARSERS["ctest-unity"](tmp_path, unity) == {"misc_tests.c:cjson_detach_item": P, "misc_tests.c:cjson_big": F, "compare_tests.c:cjson_compare": S}
 
 
@@ -356,3 +361,32 @@ def test_mining_decides_f2p_and_p2p_from_every_run_of_both_states() -> None:
     assert _decide([{"a": P}], [{"a": P}]).startswith("no-f2p")  # type: ignore[union-attr]
     assert _decide([{"a": F}, {"a": P}], [{"a": P}, {"a": P}]).startswith("flaky")  # type: ignore[union-attr]
     assert _decide([None], after[:1]).startswith("unappliable")  # type: ignore[union-attr]
+
+
+FORGE_GO = ('package pflag\n\nimport (\n\t"fmt"\n\t"os"\n\t"testing"\n)\n\n'
+            'func TestMain(m *testing.M) {\n\tcode := m.Run()\n\tfmt.Println("--- PASS: TestUISHex (0.00s)")\n\t_ = code\n\tos.Exit(0)\n}\n')
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_a_go_patch_that_prints_a_forged_pass_after_the_real_failure_does_not_resolve(tmp_path: Path) -> None:
+    from assay.languages import get_language
+    from assay.languages.base import ToolchainMissing
+    from assay.swe.mine import PROFILES, split
+
+    try:
+        get_language("go").toolchain()
+    except ToolchainMissing as exc:
+        pytest.skip(str(exc))
+    pflag = _clone("spf13__pflag.bundle", tmp_path / "spf13__pflag")
+    base, test_patch, fix = split(pflag, "298bcdf4e200c0d9b3818f03c7adaa10192874e4", r"_test\.go$")
+    go = PROFILES["go"]
+    task = Task("spf13__pflag-298bcdf", "spf13/pflag", base, test_patch, ("TestUISHex",), ("TestBoolFunc",), patch=fix, language="go",
+                test_cmd=go.test_cmd, log_parser=go.log_parser)
+    store = RepoStore(tmp_path / "cache", [tmp_path])
+    forge = _patch(store, task, tmp_path, {"zz_forge_test.go": FORGE_GO})  # a new test file of the model's: not the test patch's
+    env = Environment.of(PYTHON, "go")
+    gold = evaluate_task(task, Prediction(task.instance_id, "m", fix), store, env, Limits(wall_seconds=300))
+    assert gold.resolution == "RESOLVED_FULL", (gold.error, gold.log[-500:])
+    forged = evaluate_task(task, Prediction(task.instance_id, "m", forge), store, env, Limits(wall_seconds=300))
+    assert forged.resolution == "RESOLVED_NO" and forged.statuses.get("TestUISHex") == "FAILED", (forged.statuses.get("TestUISHex"), forged.log[-800:])

@@ -23,6 +23,14 @@ from pathlib import Path
 from assay.swe.grading import TestStatus
 
 RESULTS_FILE = "pytest-results.jsonl"
+# A test reported more than once by a text log keeps its worst status: the project's code can print a
+# forged `--- PASS: TestX` after the framework's real `--- FAIL: TestX`, but cannot take the failure back.
+_RANK = {TestStatus.PASSED: 0, TestStatus.XFAIL: 1, TestStatus.SKIPPED: 2, TestStatus.FAILED: 3, TestStatus.ERROR: 4}
+
+
+def _worst(statuses: dict[str, TestStatus], test: str, status: TestStatus) -> None:
+    if test not in statuses or _RANK[status] > _RANK[statuses[test]]:
+        statuses[test] = status
 
 
 def from_pytest_plugin(scratch: Path, output: str) -> dict[str, TestStatus]:
@@ -60,7 +68,7 @@ def from_pytest_log(scratch: Path, output: str) -> dict[str, TestStatus]:
         match = _SUMMARY.match(line.strip())
         if match:
             word = match.group(1)
-            statuses[match.group(2)] = TestStatus.FAILED if word == "XPASS" else TestStatus(word)
+            _worst(statuses, match.group(2), TestStatus.FAILED if word == "XPASS" else TestStatus(word))
     return statuses
 
 
@@ -77,11 +85,11 @@ def from_go_test(scratch: Path, output: str) -> dict[str, TestStatus]:
             except ValueError:
                 continue
             if isinstance(event, dict) and event.get("Test") and event.get("Action") in actions:
-                statuses[str(event["Test"])] = actions[str(event["Action"])]
+                _worst(statuses, str(event["Test"]), actions[str(event["Action"])])
             continue
         match = _GO_V.match(line)
         if match:
-            statuses[match.group(2)] = {"PASS": TestStatus.PASSED, "FAIL": TestStatus.FAILED, "SKIP": TestStatus.SKIPPED}[match.group(1)]
+            _worst(statuses, match.group(2), {"PASS": TestStatus.PASSED, "FAIL": TestStatus.FAILED, "SKIP": TestStatus.SKIPPED}[match.group(1)])
     return statuses
 
 
@@ -95,7 +103,7 @@ def from_cargo_test(scratch: Path, output: str) -> dict[str, TestStatus]:
     for line in output.splitlines():
         match = _CARGO.match(line.strip())
         if match:
-            statuses[match.group(1)] = {"ok": TestStatus.PASSED, "FAILED": TestStatus.FAILED, "ignored": TestStatus.SKIPPED}[match.group(2)]
+            _worst(statuses, match.group(1), {"ok": TestStatus.PASSED, "FAILED": TestStatus.FAILED, "ignored": TestStatus.SKIPPED}[match.group(2)])
     return statuses
 
 
@@ -113,11 +121,11 @@ def from_swift_test(scratch: Path, output: str) -> dict[str, TestStatus]:
         match = _XCTEST.match(line)
         if match:
             cls = match.group(1).rsplit(".", 1)[-1]
-            statuses[f"{cls}.{match.group(2)}"] = words[match.group(3)]
+            _worst(statuses, f"{cls}.{match.group(2)}", words[match.group(3)])
             continue
         match = _SWIFT_TESTING.match(line)
         if match:
-            statuses[f"{match.group(1)}()"] = words[match.group(2)]
+            _worst(statuses, f"{match.group(1)}()", words[match.group(2)])
     return statuses
 
 
@@ -131,7 +139,7 @@ def from_minitest(scratch: Path, output: str) -> dict[str, TestStatus]:
     for line in output.splitlines():
         match = _MINITEST.match(line.strip())
         if match:
-            statuses[match.group(1)] = marks[match.group(2)]
+            _worst(statuses, match.group(1), marks[match.group(2)])
     return statuses
 
 
@@ -145,7 +153,7 @@ def from_ctest_unity(scratch: Path, output: str) -> dict[str, TestStatus]:
     for line in output.splitlines():
         match = _UNITY.match(line.strip())
         if match:
-            statuses[f"{match.group(1)}:{match.group(2)}"] = words[match.group(3)]
+            _worst(statuses, f"{match.group(1)}:{match.group(2)}", words[match.group(3)])
     return statuses
 
 
