@@ -9,6 +9,7 @@ PACKAGES=(
   php-cli ruby lua5.4 lua-unit perl libtest-deep-perl r-base-core racket bash bc
   elixir clojure ghc ocaml
   cmake  # repository tasks in C (assay swe mine --profile cjson: cmake, make, ctest)
+  podman runc debootstrap  # repository tasks in containers (assay swe image build; --runtime podman|docker)
 )
 # shellcheck disable=SC2206
 PACKAGES+=(${EXTRA_PACKAGES:-})  # e.g. EXTRA_PACKAGES="chromium chromium-driver" (what CI adds for the browser test)

@@ -20,13 +20,17 @@ from assay.cli.common import app, console, default_cache_dir, err, fail
 from assay.swe.mine import PROFILES
 
 if TYPE_CHECKING:
-    from assay.swe.harness import Environment
+    from assay.swe.harness import Environment, Sandbox
     from assay.swe.repos import RepoStore
     from assay.swe.runtime import Limits
     from assay.swe.tasks import Task
 
 ProfileOpt = Annotated[str | None, typer.Option("--profile", help="The test setup (command, parser, language) for tasks that name none, "
                                                                   f"e.g. Multi-SWE-bench's rows: {', '.join(PROFILES)}.")]
+RuntimeOpt = Annotated[str, typer.Option("--runtime", help="Where the tests run: bwrap (default), podman, or docker (any Docker-compatible "
+                                                          "engine, e.g. podman's socket).")]
+ImageOpt = Annotated[str | None, typer.Option("--image", help="The container image (podman/docker): default the one `assay swe image build` makes; "
+                                                             "a name with {id} is per instance, e.g. docker.io/swebench/sweb.eval.x86_64.{id}:latest.")]
 swe_app = typer.Typer(help="Repository tasks: SWE-bench-style instances graded by the project's own tests.", no_args_is_help=True)
 app.add_typer(swe_app, name="swe")
 
@@ -41,7 +45,8 @@ def evaluate(
     gold: Annotated[bool, typer.Option("--gold", help="Grade each task's own gold patch (a check of the tasks and the harness).")] = False,
     empty: Annotated[bool, typer.Option("--empty", help="Grade an empty patch for each task (its F2P tests must fail).")] = False,
     repos: Annotated[list[Path] | None, typer.Option("--repos", help="Directories with <owner>__<name>.bundle or clones (e.g. ../shared/data/repos).")] = None,
-    runtime: Annotated[str, typer.Option("--runtime", help="Where the tests run: bwrap (default).")] = "bwrap",
+    runtime: RuntimeOpt = "bwrap",
+    image: ImageOpt = None,
     profile: ProfileOpt = None,
     python: Annotated[Path | None, typer.Option("--python", help="An interpreter that has the tests' dependencies (default: a venv built per task setup).")] = None,
     instance_ids: Annotated[str | None, typer.Option("--instance-ids", help="Comma-separated instance ids (default: all).")] = None,
@@ -58,8 +63,7 @@ def evaluate(
     from assay.swe.runtime import Limits, RuntimeUnavailable
     from assay.swe.tasks import Prediction, TaskFormatError, load_predictions, load_tasks
 
-    if runtime != "bwrap":
-        fail(f"--runtime {runtime}: only bwrap is available in this version (podman is planned: see the README)")
+    sandbox = _sandbox(runtime, image)
     if sum(bool(x) for x in (predictions, gold, empty)) != 1:
         fail("give exactly one of --predictions FILE, --gold or --empty")
     try:
@@ -112,7 +116,7 @@ def evaluate(
         except (EnvironmentFailed, OSError, subprocess.CalledProcessError) as exc:
             return TaskResult(task.instance_id, prediction.model, "error", error=f"environment: {exc}",
                               patch_sha256=hashlib.sha256(prediction.patch.encode()).hexdigest())
-        return evaluate_task(task, prediction, store, env, limits, run_empty=empty)
+        return evaluate_task(task, prediction, store, env, limits, run_empty=empty, sandbox=sandbox)
 
     n_workers = workers or max(1, (os.cpu_count() or 2) // 2)
     results: list[dict[str, object]] = list(done.values())
@@ -180,6 +184,8 @@ def validate_cmd(
     profile: ProfileOpt = None,
     python: Annotated[Path | None, typer.Option("--python", help="An interpreter with the tests' dependencies (Python tasks).")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the valid instances here (JSONL).")] = None,
+    runtime: RuntimeOpt = "bwrap",
+    image: ImageOpt = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Wall-clock seconds a test command may take.")] = 1800.0,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors and environments are kept.")] = None,
 ) -> None:
@@ -191,6 +197,7 @@ def validate_cmd(
         loaded = _with_profile(load_tasks(tasks), profile)
     except TaskFormatError as exc:
         fail(str(exc))
+    sandbox = _sandbox(runtime, image)
     cache = cache_dir or default_cache_dir()
     store = _store(cache, repos)
     table = Table(title=f"{len(loaded)} instances, gold and empty {runs}x each")
@@ -199,7 +206,7 @@ def validate_cmd(
     table.add_column("why not", overflow="fold")
     valid = []
     for task in loaded:
-        result = validate(task, store, _environment(task, python, cache), _limits(timeout), runs=runs)
+        result = validate(task, store, _environment(task, python, cache), _limits(timeout), runs=runs, sandbox=sandbox)
         table.add_row(escape(task.instance_id), "yes" if result.valid else "no", escape(result.why))
         if result.valid:
             valid.append(task)
@@ -227,6 +234,8 @@ def mine_cmd(
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many candidates.")] = None,
     runs: Annotated[int, typer.Option("--runs", min=1, help="Runs of each state (before and after the fix).")] = 3,
     python: Annotated[Path | None, typer.Option("--python", help="An interpreter with the tests' dependencies (Python projects).")] = None,
+    runtime: RuntimeOpt = "bwrap",
+    image: ImageOpt = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Wall-clock seconds a test command may take.")] = 1800.0,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors and environments are kept.")] = None,
 ) -> None:
@@ -245,6 +254,7 @@ def mine_cmd(
     if not setup.test_pattern or not setup.test_cmd:
         fail("give --profile, or --test-pattern and --test-cmd (and --log-parser)")
     owner_name = name or _repo_name(repo)
+    sandbox = _sandbox(runtime, image)
     cache = cache_dir or default_cache_dir()
     store = _store(cache, [repo.parent], source=repo, key=owner_name.replace("/", "__"))
     from assay.swe.tasks import Task
@@ -253,7 +263,7 @@ def mine_cmd(
     env = _environment(probe, python, cache)
     started = time.monotonic()
     mined = mine(repo, owner_name, setup, store, env, _limits(timeout), since=since, commits=commits.split(",") if commits else None,
-                 limit=limit, runs=runs, progress=lambda c, what: err.print(f"[assay] {c[:10]}: {what}", markup=False, highlight=False))
+                 limit=limit, runs=runs, progress=lambda c, what: err.print(f"[assay] {c[:10]}: {what}", markup=False, highlight=False), sandbox=sandbox)
     write_tasks(mined.kept, out)
     reasons = ", ".join(f"{why} {n}" for why, n in mined.reasons().most_common()) or "none"
     console.print(f"{owner_name}: {mined.candidates} candidates, {len(mined.kept)} validated, dropped: {reasons} ({time.monotonic() - started:.0f} s)")
@@ -276,6 +286,28 @@ def _with_profile(tasks: list[Task], profile: str | None) -> list[Task]:
         raise TaskFormatError(f"{bare[0]}{f' and {len(bare) - 1} more' if len(bare) > 1 else ''}: no test_cmd (Multi-SWE-bench's rows name "
                               "none): give --profile")
     return tasks
+
+
+def _sandbox(runtime: str, image: str | None) -> Sandbox:
+    """`--runtime` and `--image` checked: the engine answers and a fixed image is there (one-line errors)."""
+    from assay.swe.containers import IMAGE, Engine
+    from assay.swe.harness import Sandbox
+    from assay.swe.runtime import RuntimeUnavailable
+
+    if runtime == "bwrap":
+        if image:
+            fail("--image is for --runtime podman or docker")
+        return Sandbox()
+    if runtime not in ("podman", "docker"):
+        fail(f"--runtime {runtime}: known: bwrap, podman, docker")
+    try:
+        engine = Engine.find(runtime)
+    except RuntimeUnavailable as exc:
+        fail(str(exc))
+    chosen = image or IMAGE
+    if "{" not in chosen and not engine.has_image(chosen):
+        fail(f"--image {chosen}: {runtime} has no such image" + (" (build it: assay swe image build)" if chosen == IMAGE else ""))
+    return Sandbox(runtime, engine, chosen)
 
 
 def _limits(timeout: float) -> Limits:
@@ -395,3 +427,91 @@ def agent_cmd(
     console.print(table)
     files = " ".join(f"--predictions {out / f'predictions-run{r + 1}.jsonl'}" for r in range(runs))
     console.print(f"next: assay swe evaluate --tasks ... {files} --out ...")
+
+
+image_app = typer.Typer(help="Container images for --runtime podman/docker, built here from a debootstrap root (no registry).",
+                        no_args_is_help=True)
+swe_app.add_typer(image_app, name="image")
+
+
+@image_app.command("build")
+def image_build_cmd(
+    tag: Annotated[str | None, typer.Option("--tag", help="The image's name (default: the one --runtime podman uses).")] = None,
+    languages: Annotated[str, typer.Option("--languages", help="Comma-separated: whose system packages go in (python, c, go, ruby, rust, swift).")]
+    = "python,c,go,ruby,rust",
+    engine_name: Annotated[str, typer.Option("--engine", help="podman or docker: where the image is imported.")] = "podman",
+    suite: Annotated[str, typer.Option("--suite", help="The Debian release.")] = "bookworm",
+    mirror: Annotated[str, typer.Option("--mirror", help="The Debian mirror (a local one works).")] = "http://deb.debian.org/debian",
+    packages: Annotated[str | None, typer.Option("--packages", help="More Debian packages, comma-separated.")] = None,
+) -> None:
+    """Build the system image repository tasks run in: debootstrap's minbase of Debian, the packages the
+    languages' tests need (the interpreters and toolchains outside /usr are shown from the host at run time),
+    imported into the engine."""
+    from assay.swe.containers import IMAGE, ContainerFailed, Engine, build_image
+    from assay.swe.runtime import RuntimeUnavailable
+
+    started = time.monotonic()
+    chosen = tag or IMAGE
+    try:
+        engine = Engine.find(engine_name)
+        held = build_image(engine, chosen, [x.strip() for x in languages.split(",") if x.strip()], suite=suite, mirror=mirror,
+                           extra=[p.strip() for p in (packages or "").split(",") if p.strip()])
+    except (RuntimeUnavailable, ContainerFailed, ValueError) as exc:
+        fail(str(exc))
+    size = engine.run("image", "inspect", "--format", "{{.Size}}", chosen).stdout.decode().strip()
+    console.print(f"{chosen}: {len(held)} packages, {int(size) / 1e6:.0f} MB, {time.monotonic() - started:.0f} s" if size.isdigit() else chosen)
+
+
+@image_app.command("instance")
+def image_instance_cmd(
+    tasks: Annotated[list[Path], typer.Option("--tasks", help="Task instances (files or directories, repeatable).")],
+    repos: Annotated[list[Path] | None, typer.Option("--repos", help="Directories with <owner>__<name>.bundle or clones.")] = None,
+    instance_ids: Annotated[str | None, typer.Option("--instance-ids", help="Comma-separated instance ids (default: all).")] = None,
+    tag: Annotated[str, typer.Option("--tag", help="The images' name; {id} is SWE-bench's image id of the instance.")]
+    = "localhost/sweb.eval.x86_64.{id}",
+    base: Annotated[str | None, typer.Option("--base", help="The system image (default: the one `assay swe image build` makes).")] = None,
+    install: Annotated[bool, typer.Option("--install/--no-install", help="Run each task's install commands in its image (network needed "
+                                                                          "for pip); --no-install keeps the base image's own packages.")] = True,
+    engine_name: Annotated[str, typer.Option("--engine", help="podman or docker.")] = "podman",
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors are kept.")] = None,
+) -> None:
+    """Build per-instance images in the layout of SWE-bench's published ones (/testbed at base_commit, the
+    environment at /opt/miniconda3/envs/testbed), here instead of pulled; grade with --image TAG."""
+    import tempfile
+
+    from assay.swe.containers import IMAGE, ContainerFailed, Engine, build_instance_image, instance_image
+    from assay.swe.envs import commands
+    from assay.swe.repos import RepoUnavailable
+    from assay.swe.runtime import RuntimeUnavailable
+    from assay.swe.tasks import TaskFormatError, load_tasks
+
+    try:
+        loaded = load_tasks(tasks)
+        engine = Engine.find(engine_name)
+    except (TaskFormatError, RuntimeUnavailable) as exc:
+        fail(str(exc))
+    if instance_ids:
+        wanted = {i.strip() for i in instance_ids.split(",") if i.strip()}
+        loaded = [t for t in loaded if t.instance_id in wanted]
+        if not loaded:
+            fail("--instance-ids: none of them is a task")
+    system = base or IMAGE
+    if not engine.has_image(system):
+        fail(f"--base {system}: {engine_name} has no such image" + (" (build it: assay swe image build)" if system == IMAGE else ""))
+    store = _store(cache_dir or default_cache_dir(), repos)
+    built = 0
+    for task in loaded:
+        name = instance_image(tag, task.instance_id)
+        started = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="assay-image-") as tmp:
+            try:
+                checkout = store.checkout(task.repo_key, task.repo, task.base_commit, Path(tmp) / "testbed")
+                build_instance_image(engine, checkout, name, commands(task.install) if install else (), base=system)
+            except (ContainerFailed, RepoUnavailable, subprocess.CalledProcessError) as exc:
+                err.print(f"[assay] {task.instance_id}: not built: {exc}", markup=False, highlight=False)
+                continue
+        built += 1
+        console.print(f"{task.instance_id}: {name} ({time.monotonic() - started:.0f} s)")
+    console.print(f"built {built} of {len(loaded)} images; grade with: assay swe evaluate --runtime {engine_name} --image '{tag}' ...")
+    if not built:
+        raise typer.Exit(1)

@@ -26,14 +26,20 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.swe import patches
+from assay.swe.containers import ContainerFailed
 from assay.swe.grading import Report, Resolution, TestStatus, grade
 from assay.swe.parsers import PARSERS, RESULTS_FILE
 from assay.swe.repos import RepoStore, RepoUnavailable
-from assay.swe.runtime import SCRATCH, Bwrap, Limits
+from assay.swe.runtime import SCRATCH, Bwrap, Limits, RunResult
 from assay.swe.tasks import Prediction, Task
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from assay.swe.containers import Engine
 
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
 PLUGIN_DIR = "/assay-plugin"  # where the runtime shows the plugin, read-only
@@ -60,6 +66,7 @@ class TaskResult:
     log: str = ""
     patch_sha256: str = ""
     empty_patch: bool = False
+    runtime: str = ""  # where the tests ran: bwrap, podman, docker
     disk_bytes: int = 0  # the task's workspace (checkout, build outputs, scratch) when its tests ended; objects are the mirror's
 
     @property
@@ -115,6 +122,53 @@ class Environment:
         return cls(python, tuple(ro), tuple(path), tuple(sorted(variables.items())))
 
 
+class Runtime(Protocol):
+    """What runs a command in a task's checkout: `Bwrap` or `Container`."""
+
+    name: str
+
+    def run(self, checkout: Path, scratch: Path, command: str, env: Mapping[str, str], limits: Limits) -> RunResult: ...
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """Which runtime a task's tests run in: bubblewrap (the default), or a container engine and its image.
+    An image name with `{id}` or `{instance_id}` is a per-instance template (SWE-bench's published images,
+    `swebench/sweb.eval.x86_64.{id}`): such an image brings its own /testbed and environment."""
+
+    kind: str = "bwrap"
+    engine: Engine | None = None
+    image: str = ""
+
+    @property
+    def per_instance(self) -> bool:
+        return "{" in self.image
+
+    def image_for(self, task: Task) -> str:
+        from assay.swe.containers import instance_image
+
+        return instance_image(self.image, task.instance_id) if self.per_instance else self.image
+
+    def environment(self, env: Environment) -> Environment:
+        """`env`, or for a per-instance image the image's own (its testbed env first on PATH, nothing of the host's)."""
+        if not self.per_instance:
+            return env
+        from assay.swe.containers import INSTANCE_PATH
+
+        return Environment(Path("python"), (), INSTANCE_PATH, env.variables)
+
+    def runtime(self, task: Task, ro_paths: tuple[str, ...], mounts: dict[str, str] | None = None) -> Runtime:
+        if self.kind == "bwrap" or self.engine is None:
+            return Bwrap(ro_paths=ro_paths, mounts=mounts)
+        from assay.swe.containers import Container
+
+        return Container(self.engine, self.image_for(task), ro_paths=() if self.per_instance else ro_paths, mounts=mounts,
+                         testbed_in_image=self.per_instance, base_commit=task.base_commit)
+
+
+BWRAP = Sandbox()
+
+
 def test_env(task: Task, env: Environment, results_name: str = RESULTS_FILE) -> dict[str, str]:
     """The test command's environment: the toolchain's and the task's variables, its tools first on PATH, the plugin."""
     out = {"PATH": ":".join([*env.path, "/usr/local/bin", "/usr/bin", "/bin"]), "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -128,7 +182,7 @@ def test_env(task: Task, env: Environment, results_name: str = RESULTS_FILE) -> 
 
 
 def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Environment, limits: Limits, work: Path | None = None,
-                  run_empty: bool = False) -> TaskResult:
+                  run_empty: bool = False, sandbox: Sandbox = BWRAP) -> TaskResult:
     """Grade one prediction on one task (see the module docstring). An empty patch is not run (RESOLVED_NO,
     as SWE-bench has it) unless `run_empty`: then the tests run on the base commit, to show the F2P tests fail there."""
     started = time.monotonic()
@@ -171,8 +225,15 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
         plugin_dir = root / "plugin"
         plugin_dir.mkdir()
         shutil.copy(PLUGIN, plugin_dir / "assay_swe_plugin.py")
-        runtime = Bwrap(ro_paths=env.ro_paths, mounts={str(plugin_dir): PLUGIN_DIR})
-        run = runtime.run(checkout, scratch, task.test_cmd, test_env(task, env, results_name), limits)
+        env = sandbox.environment(env)
+        runtime = sandbox.runtime(task, env.ro_paths, mounts={str(plugin_dir): PLUGIN_DIR})
+        try:
+            run = runtime.run(checkout, scratch, task.test_cmd, test_env(task, env, results_name), limits)
+        except ContainerFailed as exc:  # the harness's own step in the container: infrastructure
+            result.error = f"{runtime.name}: {exc}"
+            result.seconds = time.monotonic() - started
+            return result
+        result.runtime = runtime.name
         result.exit_code = run.exit_code
         result.log = run.output[-20000:]
         if run.timed_out:  # the model's patch may loop: its failure, as SWE-bench counts a timeout

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from assay.swe.grading import Resolution, TestStatus
-from assay.swe.harness import Environment, evaluate_task
+from assay.swe.harness import BWRAP, Environment, Sandbox, evaluate_task
 from assay.swe.repos import RepoStore
 from assay.swe.runtime import Limits
 from assay.swe.tasks import Prediction, Task
@@ -111,8 +111,8 @@ def split(repo: Path, commit: str, pattern: str) -> tuple[str, str, str]:
     return base, test_patch, patch
 
 
-def _statuses(task: Task, patch: str, store: RepoStore, env: Environment, limits: Limits) -> dict[str, TestStatus] | None:
-    result = evaluate_task(task, Prediction(task.instance_id, "mine", patch), store, env, limits, run_empty=True)
+def _statuses(task: Task, patch: str, store: RepoStore, env: Environment, limits: Limits, sandbox: Sandbox) -> dict[str, TestStatus] | None:
+    result = evaluate_task(task, Prediction(task.instance_id, "mine", patch), store, env, limits, run_empty=True, sandbox=sandbox)
     if result.infra or (patch.strip() and not result.applied_by):
         return None
     return {k: TestStatus(v) for k, v in result.statuses.items()}
@@ -120,7 +120,7 @@ def _statuses(task: Task, patch: str, store: RepoStore, env: Environment, limits
 
 def mine(repo_dir: Path, repo: str, profile: Profile, store: RepoStore, env: Environment, limits: Limits, *, since: str | None = None,
          commits: list[str] | None = None, limit: int | None = None, runs: int = 3,
-         progress: Callable[[str, str], None] | None = None) -> Mined:
+         progress: Callable[[str, str], None] | None = None, sandbox: Sandbox = BWRAP) -> Mined:
     """Mine and check the fix commits of a repository (see the module docstring)."""
     out = Mined()
     key = repo.replace("/", "__")
@@ -130,8 +130,8 @@ def mine(repo_dir: Path, repo: str, profile: Profile, store: RepoStore, env: Env
         task = Task(instance_id=f"{key}-{commit[:7]}", repo=repo, base_commit=base, test_patch=test_patch, fail_to_pass=(), pass_to_pass=(),
                     patch=patch, language=profile.language, test_cmd=profile.test_cmd, log_parser=profile.log_parser,
                     env_vars=profile.env_vars, install=profile.install, extra={"fix_commit": commit})
-        before = [_statuses(task, "", store, env, limits) for _ in range(runs)]
-        after = [_statuses(task, patch, store, env, limits) for _ in range(runs)]
+        before = [_statuses(task, "", store, env, limits, sandbox) for _ in range(runs)]
+        after = [_statuses(task, patch, store, env, limits, sandbox) for _ in range(runs)]
         why = _decide(before, after)
         if isinstance(why, str):
             out.dropped[commit] = why
@@ -174,10 +174,11 @@ class Validation:
     why: str = ""
 
 
-def validate(task: Task, store: RepoStore, env: Environment, limits: Limits, runs: int = 3) -> Validation:
+def validate(task: Task, store: RepoStore, env: Environment, limits: Limits, runs: int = 3, sandbox: Sandbox = BWRAP) -> Validation:
     """Gold resolves and empty does not, `runs` times each, with the same statuses every time."""
-    gold = [evaluate_task(task, Prediction(task.instance_id, "gold", task.patch), store, env, limits) for _ in range(runs)]
-    empty = [evaluate_task(task, Prediction(task.instance_id, "empty", ""), store, env, limits, run_empty=True) for _ in range(runs)]
+    gold = [evaluate_task(task, Prediction(task.instance_id, "gold", task.patch), store, env, limits, sandbox=sandbox) for _ in range(runs)]
+    empty = [evaluate_task(task, Prediction(task.instance_id, "empty", ""), store, env, limits, run_empty=True, sandbox=sandbox)
+             for _ in range(runs)]
     for r in gold + empty:
         if r.infra:
             return Validation(task.instance_id, False, f"infrastructure: {r.error}")
