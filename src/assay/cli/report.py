@@ -35,11 +35,12 @@ def _run_dirs(runs: list[Path]) -> list[Path]:
     """The run directories the arguments name, or hold; a folder with no run among several (runs/* often
     matches one) is said and passed over."""
     from assay.report import ReportError, find_run_dirs
+    from assay.report.swe import is_swe_run
 
     dirs: list[Path] = []
     empty: list[str] = []
     for path in runs:
-        if (path / "run.sqlite").exists():
+        if (path / "run.sqlite").exists() or is_swe_run(path):
             dirs.append(path)
         elif path.is_dir():
             try:

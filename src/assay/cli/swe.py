@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from assay.swe.harness import Environment, Sandbox
     from assay.swe.repos import RepoStore
     from assay.swe.runtime import Limits
-    from assay.swe.tasks import Task
+    from assay.swe.tasks import Prediction, Task
 
 ProfileOpt = Annotated[str | None, typer.Option("--profile", help="The test setup (command, parser, language) for tasks that name none, "
                                                                   f"e.g. Multi-SWE-bench's rows: {', '.join(PROFILES)}.")]
@@ -54,6 +54,7 @@ def evaluate(
     workers: Annotated[int | None, typer.Option("--workers", "-j", help="Tasks graded at once (default: cores / 2, at least 1).")] = None,
     network: Annotated[bool, typer.Option("--network", help="Allow cloning repositories from GitHub that --repos does not hold.")] = False,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors and environments are kept.")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="The task set's name in reports (suite swe:NAME; default: the --tasks files' names).")] = None,
 ) -> None:
     """Apply each prediction to its task's repository at the base commit, run the project's tests in the
     sandbox, and grade them as SWE-bench v5 does (RESOLVED_FULL / PARTIAL / NO, infrastructure errors apart)."""
@@ -87,6 +88,7 @@ def evaluate(
     if not pairs:
         fail("no prediction is for any of the tasks (instance ids differ?)")
     out.mkdir(parents=True, exist_ok=True)
+    _write_run_json(out, name or "+".join(dict.fromkeys(p.stem for p in tasks)), loaded, pairs, runtime, sandbox.image, timeout)
     results_path = out / "results.jsonl"
     done: dict[tuple[str, int, str], dict[str, object]] = {}
     if results_path.exists():
@@ -139,6 +141,26 @@ def evaluate(
                   highlight=False)
         raise typer.Exit(130) from None
     _summary(results, out, time.monotonic() - started)
+
+
+def _write_run_json(out: Path, name: str, tasks: list[Task], pairs: list[tuple[Task, Prediction, int]], runtime: str, image: str,
+                    timeout: float) -> None:
+    """The run's record for `assay report`: the task set (name, content hash, size), the model, the settings, this Assay."""
+    import hashlib
+
+    from assay.provenance import assay_info
+
+    digest = hashlib.sha256()
+    for t in sorted(tasks, key=lambda t: t.instance_id):
+        digest.update(json.dumps([t.instance_id, t.base_commit, sorted(t.fail_to_pass), sorted(t.pass_to_pass),
+                                  hashlib.sha256(t.test_patch.encode()).hexdigest()]).encode())
+    models = sorted({p.model for _, p, _ in pairs})
+    record = {"kind": "swe", "benchmark": {"name": f"swe:{name}", "version": f"{len(tasks)} tasks", "content_hash": digest.hexdigest()[:16],
+                                           "n_problems": len(tasks)},
+              "model": {"model": models[0] if len(models) == 1 else ", ".join(models)}, "n_runs": len(pairs),
+              "settings": {"runtime": runtime, "image": image or None, "timeout": timeout, "runs_per_task": len({r for _, _, r in pairs})},
+              "assay": assay_info().model_dump(exclude_none=True)}
+    (out / "run.json").write_text(json.dumps(record, indent=2) + "\n")
 
 
 def _summary(results: list[dict[str, object]], out: Path, seconds: float) -> None:

@@ -184,6 +184,11 @@ def _headline(run: Run) -> float:
 
 def _add_samples(problems: dict[str, dict[str, Any]], run_index: int, run: Run) -> None:
     """Append one run's samples (code once per distinct text, status, message, tests, output) to the problems' entries."""
+    from assay.report.swe import is_swe_run, problem_entries
+
+    if is_swe_run(run.run_dir):
+        problem_entries(run, run_index, problems)
+        return
     try:
         store = RunStore(run.run_dir)
         try:

@@ -225,6 +225,10 @@ def load_run(
 ) -> Run:
     """Read a run directory; ReportError (one line) if it is not a run, is empty, or is unfinished (unless allowed)."""
     run_dir = Path(run_dir)
+    from assay.report.swe import is_swe_run, load_swe_run
+
+    if not (run_dir / RUN_DB).is_file() and is_swe_run(run_dir):
+        return load_swe_run(run_dir, label, allow_unfinished)
     if not (run_dir / RUN_DB).is_file():
         raise ReportError(f"{run_dir} is not a run directory (no {RUN_DB}); give directories made by `assay evaluate` or `assay run`")
     try:
@@ -316,7 +320,10 @@ def load_run(
 def find_run_dirs(root: Path | str) -> list[Path]:
     """Every run directory (one holding run.sqlite) at or below root, in natural order; ReportError if there is none."""
     root = Path(root)
+    from assay.report.swe import RUN_JSON, is_swe_run
+
     found = [p.parent for p in root.rglob(RUN_DB)] if root.is_dir() else []
+    found += [p.parent for p in root.rglob(RUN_JSON) if is_swe_run(p.parent)] if root.is_dir() else []
     if not found:
         raise ReportError(f"no run directories under {root}; run `assay evaluate` or `assay run` first, or give their directories")
     return [Path(p) for p in natural_sorted(str(p) for p in found)]

@@ -66,6 +66,9 @@ class TaskResult:
     log: str = ""
     patch_sha256: str = ""
     empty_patch: bool = False
+    fail_to_pass: list[str] = field(default_factory=list)  # the task's, for the report's per-task view
+    pass_to_pass: list[str] = field(default_factory=list)
+    patch: str = ""  # the model patch (the first 200,000 characters)
     runtime: str = ""  # where the tests ran: bwrap, podman, docker
     disk_bytes: int = 0  # the task's workspace (checkout, build outputs, scratch) when its tests ended; objects are the mirror's
 
@@ -187,7 +190,8 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
     as SWE-bench has it) unless `run_empty`: then the tests run on the base commit, to show the F2P tests fail there."""
     started = time.monotonic()
     result = TaskResult(task.instance_id, prediction.model, "error", repo=task.repo, language=task.language,
-                        patch_sha256=hashlib.sha256(prediction.patch.encode()).hexdigest(), empty_patch=not prediction.patch.strip())
+                        patch_sha256=hashlib.sha256(prediction.patch.encode()).hexdigest(), empty_patch=not prediction.patch.strip(),
+                        fail_to_pass=list(task.fail_to_pass), pass_to_pass=list(task.pass_to_pass), patch=prediction.patch[:200_000])
     with tempfile.TemporaryDirectory(prefix=f"assay-swe-{task.repo_key}-", dir=work) as tmp:
         root = Path(tmp)
         try:
