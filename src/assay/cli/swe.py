@@ -30,15 +30,27 @@ ProfileOpt = Annotated[str | None, typer.Option("--profile", help="The test setu
 RuntimeOpt = Annotated[str, typer.Option("--runtime", help="Where the tests run: bwrap (default), podman, or docker (any Docker-compatible "
                                                           "engine, e.g. podman's socket).")]
 ImageOpt = Annotated[str | None, typer.Option("--image", help="The container image (podman/docker): default the one `assay swe image build` makes; "
-                                                             "a name with {id} is per instance, e.g. docker.io/swebench/sweb.eval.x86_64.{id}:latest.")]
+                                                             "a name with {id} is per instance, e.g. docker.io/swebench/sweb.eval.x86_64.{id}:latest; "
+                                                             "dataset: the image each task's row names (SWE-bench 5).")]
+DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="A Hugging Face dataset instead of --tasks: swe-bench, swe-bench-lite, "
+                                                                   "swe-bench-verified, swe-bench-multilingual, multi-swe-bench(-mini), or a Hub id.")]
+RevisionOpt = Annotated[str, typer.Option("--revision", help="The dataset's branch, tag or commit (the first commit a branch resolves to "
+                                                             "is pinned in the cache).")]
+SplitOpt = Annotated[str, typer.Option("--split", help="The dataset's split.")]
+RefreshOpt = Annotated[bool, typer.Option("--refresh", help="Resolve the dataset's branch again instead of its pinned commit.")]
 swe_app = typer.Typer(help="Repository tasks: SWE-bench-style instances graded by the project's own tests.", no_args_is_help=True)
 app.add_typer(swe_app, name="swe")
 
 
 @swe_app.command("evaluate")
 def evaluate(
-    tasks: Annotated[list[Path], typer.Option("--tasks", help="Task instances: JSON, a JSON list, JSONL, or a directory of *.json (repeatable).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for results.jsonl and summary.json (resumable).")],
+    tasks: Annotated[list[Path] | None, typer.Option("--tasks", help="Task instances: JSON, a JSON list, JSONL, or a directory of *.json "
+                                                                     "(repeatable).")] = None,
+    dataset: DatasetOpt = None,
+    revision: RevisionOpt = "main",
+    split: SplitOpt = "test",
+    refresh: RefreshOpt = False,
     predictions: Annotated[list[Path] | None, typer.Option("--predictions", help="SWE-bench predictions (instance_id, model_patch, "
                                                            "model_name_or_path); repeat it for several runs of a model (pass@3).")] = None,
     runs_per_task: Annotated[int, typer.Option("--runs-per-task", min=1, help="Grade each prediction this many times (a flaky test shows).")] = 1,
@@ -62,13 +74,15 @@ def evaluate(
     from assay.swe.harness import Environment, TaskResult, evaluate_task
     from assay.swe.repos import RepoStore
     from assay.swe.runtime import Limits, RuntimeUnavailable
-    from assay.swe.tasks import Prediction, TaskFormatError, load_predictions, load_tasks
+    from assay.swe.tasks import Prediction, TaskFormatError, load_predictions
 
     sandbox = _sandbox(runtime, image)
     if sum(bool(x) for x in (predictions, gold, empty)) != 1:
         fail("give exactly one of --predictions FILE, --gold or --empty")
+    cache = cache_dir or default_cache_dir()
     try:
-        loaded = _with_profile(load_tasks(tasks), profile)
+        loaded, set_name = _load(tasks, dataset, revision, split, refresh, cache)
+        loaded = _with_profile(loaded, profile)
         runs_of = [load_predictions(path) for path in predictions or []]
     except TaskFormatError as exc:
         fail(str(exc))
@@ -88,7 +102,7 @@ def evaluate(
     if not pairs:
         fail("no prediction is for any of the tasks (instance ids differ?)")
     out.mkdir(parents=True, exist_ok=True)
-    _write_run_json(out, name or "+".join(dict.fromkeys(p.stem for p in tasks)), loaded, pairs, runtime, sandbox.image, timeout)
+    _write_run_json(out, name or set_name, loaded, pairs, runtime, sandbox.image, timeout)
     results_path = out / "results.jsonl"
     done: dict[tuple[str, int, str], dict[str, object]] = {}
     if results_path.exists():
@@ -101,7 +115,6 @@ def evaluate(
     import hashlib
 
     todo = [(t, p, r) for t, p, r in pairs if (t.instance_id, r, hashlib.sha256(p.patch.encode()).hexdigest()) not in done]
-    cache = cache_dir or default_cache_dir()
     store = RepoStore(cache, list(repos or []), allow_network=network)
     limits = Limits(wall_seconds=timeout)
     started = time.monotonic()
@@ -294,6 +307,25 @@ def mine_cmd(
         raise typer.Exit(1)
 
 
+def _load(tasks: list[Path] | None, dataset: str | None, revision: str, split: str, refresh: bool, cache: Path) -> tuple[list[Task], str]:
+    """The tasks of --tasks or of --dataset (fetched at its pinned commit), and the task set's name."""
+    from assay.swe.datasets import DatasetUnavailable, fetch, load
+    from assay.swe.tasks import load_tasks
+
+    if bool(tasks) == bool(dataset):
+        fail("give --tasks FILE... or --dataset NAME (one of them)")
+    if tasks:
+        return load_tasks(tasks), "+".join(dict.fromkeys(p.stem for p in tasks))
+    assert dataset is not None
+    try:
+        fetched = fetch(dataset, cache, revision=revision, split=split, refresh=refresh)
+        loaded = load(fetched)
+    except DatasetUnavailable as exc:
+        fail(str(exc))
+    err.print(f"[assay] {fetched.source}: {len(loaded)} tasks", markup=False, highlight=False)
+    return loaded, f"{fetched.repo_id.split('/')[-1]}@{fetched.commit[:12]}"
+
+
 def _with_profile(tasks: list[Task], profile: str | None) -> list[Task]:
     """Tasks with `--profile`'s setup where they name none; a task left with no test command is a one-line error."""
     from assay.swe.tasks import TaskFormatError, with_profile
@@ -327,7 +359,7 @@ def _sandbox(runtime: str, image: str | None) -> Sandbox:
     except RuntimeUnavailable as exc:
         fail(str(exc))
     chosen = image or IMAGE
-    if "{" not in chosen and not engine.has_image(chosen):
+    if "{" not in chosen and chosen != "dataset" and not engine.has_image(chosen):
         fail(f"--image {chosen}: {runtime} has no such image" + (" (build it: assay swe image build)" if chosen == IMAGE else ""))
     return Sandbox(runtime, engine, chosen)
 

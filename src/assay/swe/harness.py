@@ -145,11 +145,14 @@ class Sandbox:
 
     @property
     def per_instance(self) -> bool:
-        return "{" in self.image
+        return "{" in self.image or self.image == "dataset"
 
     def image_for(self, task: Task) -> str:
+        """The image for `task`: fixed, from the template, or (`dataset`) the one its row names (SWE-bench 5's `image`)."""
         from assay.swe.containers import instance_image
 
+        if self.image == "dataset":
+            return str(task.extra.get("image") or "") or instance_image("docker.io/swebench/sweb.eval.x86_64.{id}:latest", task.instance_id)
         return instance_image(self.image, task.instance_id) if self.per_instance else self.image
 
     def environment(self, env: Environment) -> Environment:

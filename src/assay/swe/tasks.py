@@ -133,15 +133,27 @@ def task_from(row: Any, where: str) -> Task:
         raise TaskFormatError(f"{where}: missing {', '.join(missing)} (SWE-bench's task keys; see docs/repo-tasks.md)")
     directives = row.get("test_directives") or ()
     env = row.get("env_vars") or {}
+    if isinstance(env, str):  # a dataset's parquet holds objects as JSON text
+        try:
+            env = json.loads(env) or {}
+        except ValueError:
+            raise TaskFormatError(f"{where}: env_vars is neither an object nor JSON-encoded one") from None
     if not isinstance(env, dict):
         raise TaskFormatError(f"{where}: env_vars must be an object")
     parser = str(row.get("log_parser") or "pytest")
+    test_cmd = str(row.get("test_cmd") or "")
+    if not test_cmd and isinstance(row.get("eval_script"), str) and row["eval_script"].strip():
+        # SWE-bench 5's rows carry the script its harness runs in the instance's image (it resets the test
+        # files, applies the test patch, runs the tests): with --image dataset it is the test command.
+        import shlex
+
+        test_cmd = f"bash -c {shlex.quote(row['eval_script'])}"
     known = {"instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement", "FAIL_TO_PASS", "PASS_TO_PASS", "language",
              "test_cmd", "test_directives", "env_vars", "install", "log_parser"}
     return Task(instance_id=str(row["instance_id"]), repo=str(row["repo"]), base_commit=str(row["base_commit"]), test_patch=str(row["test_patch"]),
                 fail_to_pass=_tests(row["FAIL_TO_PASS"], where, "FAIL_TO_PASS"), pass_to_pass=_tests(row["PASS_TO_PASS"], where, "PASS_TO_PASS"),
                 patch=str(row.get("patch") or ""), problem_statement=str(row.get("problem_statement") or ""),
-                language=str(row.get("language") or "python"), test_cmd=str(row.get("test_cmd") or ""),
+                language=str(row.get("language") or "python"), test_cmd=test_cmd,
                 test_directives=tuple(str(d) for d in directives), env_vars=tuple(sorted((str(k), str(v)) for k, v in env.items())),
                 install=str(row.get("install") or ""), log_parser=_PARSERS.get(parser, parser),
                 extra={k: v for k, v in row.items() if k not in known})
