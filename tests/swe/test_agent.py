@@ -32,7 +32,12 @@ def _turn(body: dict) -> int:  # type: ignore[type-arg]
 
 
 @pytest.mark.shared_data
-def test_a_scripted_model_fixes_a_real_task_through_the_agent(tmp_path: Path) -> None:
+@pytest.mark.parametrize("runtime", ["bwrap", "podman"])
+def test_a_scripted_model_fixes_a_real_task_through_the_agent(tmp_path: Path, runtime: str) -> None:
+    if runtime == "podman":
+        from tests.swe.test_containers import _podman
+
+        _podman()  # skips (or, in CI, fails) without podman and its image
     data = _data()
     task = next(t for t in load_tasks([data / "repo-tasks"]) if t.instance_id == TASK)
     seen: list[str] = []
@@ -52,7 +57,8 @@ def test_a_scripted_model_fixes_a_real_task_through_the_agent(tmp_path: Path) ->
     with FakeOpenAIServer(responder=respond) as server:
         common = ["--repos", str(data / "repos"), "--python", str(PYTHON), "--cache-dir", str(tmp_path / "cache")]
         result = CliRunner().invoke(cli.app, ["swe", "agent", "--tasks", str(data / "repo-tasks" / f"{TASK}.json"), "--model", "openai/m",
-                                              "--base-url", server.url, "--out", str(tmp_path / "agent"), *common], env={"OPENAI_API_KEY": "k"})
+                                              "--base-url", server.url, "--out", str(tmp_path / "agent"), "--runtime", runtime, *common],
+                                     env={"OPENAI_API_KEY": "k"})
     assert result.exit_code == 0, result.output
     trajectory = json.loads((tmp_path / "agent" / "trajectories" / f"{TASK}-run1.json").read_text())
     assert trajectory["exit_reason"] == "submitted" and len(trajectory["steps"]) == 5

@@ -414,6 +414,8 @@ def agent_cmd(
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Wall-clock seconds per run.")] = 1800.0,
     command_timeout: Annotated[float, typer.Option("--command-timeout", min=1.0, help="Seconds one command may take.")] = 120.0,
     instance_ids: Annotated[str | None, typer.Option("--instance-ids", help="Comma-separated instance ids (default: all).")] = None,
+    runtime: RuntimeOpt = "bwrap",
+    image: ImageOpt = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors and environments are kept.")] = None,
 ) -> None:
     """Let a model fix each task: one bash command a step in the sandboxed checkout, until it submits or a limit is
@@ -440,6 +442,9 @@ def agent_cmd(
         loaded = [t for t in loaded if t.instance_id in wanted]
         if not loaded:
             fail("--instance-ids: none of them is a task")
+    sandbox = _sandbox(runtime, image)
+    if sandbox.per_instance:
+        fail("--image: the agent's commands need the checkout mounted; give a fixed image (per-instance images are for evaluate)")
     cache = cache_dir or default_cache_dir()
     store = _store(cache, repos)
     limits = AgentLimits(steps=max_steps, dollars=max_cost, wall_seconds=timeout, command_seconds=command_timeout)
@@ -461,7 +466,8 @@ def agent_cmd(
                 for task in loaded:
                     if task.instance_id in done:
                         continue
-                    trajectory = await solve(task, backend, store, _environment(task, python, cache), limits, run=run, price=price)
+                    trajectory = await solve(task, backend, store, _environment(task, python, cache), limits, run=run, price=price,
+                                             sandbox=sandbox)
                     save(trajectory, out / "trajectories")
                     with open(path, "a") as sink:
                         sink.write(json.dumps({"instance_id": task.instance_id, "model_patch": trajectory.patch,

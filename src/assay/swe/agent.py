@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.models.base import GenerateConfig, ModelAPI, ModelError, Prompt, Usage
-from assay.swe.harness import Environment, test_env
+from assay.swe.containers import ContainerFailed
+from assay.swe.harness import BWRAP, Environment, Sandbox, test_env
 from assay.swe.repos import RepoStore
-from assay.swe.runtime import Bwrap, Limits
+from assay.swe.runtime import Limits
 from assay.swe.tasks import Task
 
 SYSTEM = """You are a software engineer. A repository is checked out at /testbed, the current directory.
@@ -112,8 +113,9 @@ def _diff(checkout: Path, base: str) -> str:
 
 
 async def solve(task: Task, model: ModelAPI, store: RepoStore, env: Environment, limits: AgentLimits, run: int = 0,
-                price: Any = None) -> Trajectory:
-    """One run of the agent on one task; `price(usage) -> dollars | None` for the cost limit."""
+                price: Any = None, sandbox: Sandbox = BWRAP) -> Trajectory:
+    """One run of the agent on one task; `price(usage) -> dollars | None` for the cost limit; each command runs
+    in `sandbox` (bubblewrap, or a container of a fixed image: the checkout is mounted, so the work persists)."""
     started = time.monotonic()
     trajectory = Trajectory(task.instance_id, f"{model.name}/{model.model}", run, asdict(limits))
     config = GenerateConfig(n=1, temperature=limits.temperature, top_p=1.0, max_tokens=limits.max_tokens, greedy=limits.temperature == 0)
@@ -124,7 +126,7 @@ async def solve(task: Task, model: ModelAPI, store: RepoStore, env: Environment,
         checkout = store.checkout(task.repo_key, task.repo, task.base_commit, Path(tmp) / "testbed")
         scratch = Path(tmp) / "scratch"
         scratch.mkdir()
-        runtime = Bwrap(ro_paths=env.ro_paths)
+        runtime = sandbox.runtime(task, env.ro_paths)
         variables = {k: v for k, v in test_env(task, env).items() if not k.startswith(("ASSAY_", "PYTEST_ADDOPTS"))}
         while True:
             if len(trajectory.steps) >= limits.steps:
@@ -153,7 +155,12 @@ async def solve(task: Task, model: ModelAPI, store: RepoStore, env: Environment,
             if command == "submit":
                 trajectory.exit_reason = "submitted"
                 break
-            ran = runtime.run(checkout, scratch, command, variables, Limits(wall_seconds=limits.command_seconds, cpu_seconds=int(limits.command_seconds)))
+            try:
+                ran = runtime.run(checkout, scratch, command, variables, Limits(wall_seconds=limits.command_seconds,
+                                                                                 cpu_seconds=int(limits.command_seconds)))
+            except ContainerFailed as exc:  # the harness's side: the run ends, the patch so far is kept
+                trajectory.exit_reason, trajectory.error = "sandbox_error", str(exc)[:500]
+                break
             step.exit_code, step.seconds = ran.exit_code, round(ran.wall_seconds, 2)
             text = ran.output if len(ran.output) <= limits.output_chars else ran.output[: limits.output_chars // 2] + \
                 f"\n[... {len(ran.output) - limits.output_chars} characters cut ...]\n" + ran.output[-limits.output_chars // 2 :]
