@@ -356,6 +356,10 @@ def test_mining_decides_f2p_and_p2p_from_every_run_of_both_states() -> None:
     after = [{"a": P, "b": P, "c": P, "d": P, "e": P}, {"a": P, "b": P, "c": P, "d": F, "e": P}]
     f2p, p2p = _decide(before, after)  # type: ignore[misc]
     assert f2p == ["b", "e"] and p2p == ["a"]  # c flips before the fix, d after it: in neither list; e is new (missing before)
+    from assay.swe.mine import transitions
+
+    kinds = transitions(before, f2p)  # e had no status before: Multi-SWE-bench's N2P (new, or its binary crashed first)
+    assert kinds == {"f2p": {"b": {"test": "FAIL", "fix": "PASS"}}, "n2p": {"e": {"test": "NONE", "fix": "PASS"}}}
     assert _decide([{}, {}], after).startswith("no-baseline")  # type: ignore[union-attr]
     assert _decide(before, [{}, {}]).startswith("unrunnable")  # type: ignore[union-attr]
     assert _decide([{"a": P}], [{"a": P}]).startswith("no-f2p")  # type: ignore[union-attr]

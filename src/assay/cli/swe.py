@@ -301,7 +301,11 @@ def mine_cmd(
                  limit=limit, runs=runs, progress=lambda c, what: err.print(f"[assay] {c[:10]}: {what}", markup=False, highlight=False), sandbox=sandbox)
     write_tasks(mined.kept, out)
     reasons = ", ".join(f"{why} {n}" for why, n in mined.reasons().most_common()) or "none"
+    n2p = [t for t in mined.kept if (t.extra.get("transitions") or {}).get("n2p")]
     console.print(f"{owner_name}: {mined.candidates} candidates, {len(mined.kept)} validated, dropped: {reasons} ({time.monotonic() - started:.0f} s)")
+    if n2p:
+        console.print(f"{len(n2p)} instances have N2P tests (no status before the fix: new, or their test binary stopped before them): "
+                      + ", ".join(t.instance_id for t in n2p))
     console.print(f"instances: {out}")
     if not mined.kept:
         raise typer.Exit(1)

@@ -137,9 +137,35 @@ def mine(repo_dir: Path, repo: str, profile: Profile, store: RepoStore, env: Env
             out.dropped[commit] = why
         else:
             f2p, p2p = why
-            out.kept.append(replace(task, fail_to_pass=tuple(f2p), pass_to_pass=tuple(p2p)))
+            kinds = transitions(before, f2p)
+            extra = {**task.extra, "transitions": kinds}
+            out.kept.append(replace(task, fail_to_pass=tuple(f2p), pass_to_pass=tuple(p2p), extra=extra))
         if progress is not None:
-            progress(commit, why if isinstance(why, str) else f"kept: {len(why[0])} F2P, {len(why[1])} P2P")
+            if isinstance(why, str):
+                progress(commit, why)
+            else:
+                n2p = len(kinds["n2p"])
+                progress(commit, f"kept: {len(why[0])} F2P" + (f" ({n2p} with no status before the fix: N2P, their test binary did not "
+                                                                 "get to them)" if n2p else "") + f", {len(why[1])} P2P")
+    return out
+
+
+_MSB_STATE = {"PASSED": "PASS", "FAILED": "FAIL", "ERROR": "FAIL", "SKIPPED": "SKIP", "XFAIL": "PASS"}
+
+
+def transitions(before: list[dict[str, TestStatus] | None], f2p: list[str]) -> dict[str, dict[str, dict[str, str]]]:
+    """Each F2P test's transition in Multi-SWE-bench's terms and shape (`{kind: {test: {"test": before, "fix": after}}}`):
+    `f2p`, it failed before the fix; `n2p`, it had no status before in any run: new, or its test binary crashed
+    or stopped before reaching it (cJSON's misc_tests after a use-after-free, xmlparser's integration tests), so
+    a fix that stops the crash is what makes it pass. Both are kept in FAIL_TO_PASS, as Multi-SWE-bench does."""
+    runs = [s for s in before if s is not None]
+    out: dict[str, dict[str, dict[str, str]]] = {"f2p": {}, "n2p": {}}
+    for test in f2p:
+        seen = [s[test] for s in runs if test in s]
+        if seen:
+            out["f2p"][test] = {"test": _MSB_STATE.get(seen[0].value, "FAIL"), "fix": "PASS"}
+        else:
+            out["n2p"][test] = {"test": "NONE", "fix": "PASS"}
     return out
 
 
