@@ -394,3 +394,26 @@ def test_a_go_patch_that_prints_a_forged_pass_after_the_real_failure_does_not_re
     assert gold.resolution == "RESOLVED_FULL", (gold.error, gold.log[-500:])
     forged = evaluate_task(task, Prediction(task.instance_id, "m", forge), store, env, Limits(wall_seconds=300))
     assert forged.resolution == "RESOLVED_NO" and forged.statuses.get("TestUISHex") == "FAILED", (forged.statuses.get("TestUISHex"), forged.log[-800:])
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_the_eight_verified_instances_validate_with_their_prepared_environments() -> None:
+    """Each task's own environment (its `install`: pytest 9.0.2 for click, 9.2.0 for the others), built
+    once with network by `assay swe prepare` (.ci/run does it), then used offline: all eight are valid."""
+    import os
+
+    from assay.swe.envs import ready
+
+    data = _data()
+    tasks = load_tasks([data / "repo-tasks"])
+    prepared = Path.home() / ".cache" / "assay"  # where `assay swe prepare` puts them (the tests' own cache is a temporary one)
+    missing = [t.instance_id for t in tasks if ready(t, prepared) is None]
+    if missing:
+        why = f"the environments are not prepared ({', '.join(missing[:2])}...): assay swe prepare --tasks ../shared/data/repo-tasks"
+        if os.environ.get("ASSAY_REQUIRE_PREPARED") == "1":
+            pytest.fail(why)
+        pytest.skip(why)
+    ran = CliRunner().invoke(cli.app, ["swe", "validate", "--tasks", str(data / "repo-tasks"), "--repos", str(data / "repos"), "--runs", "1",
+                                       "--cache-dir", str(prepared)])
+    assert ran.exit_code == 0 and "valid: 8 of 8" in ran.output, ran.output

@@ -579,3 +579,41 @@ def image_instance_cmd(
     console.print(f"built {built} of {len(loaded)} images; grade with: assay swe evaluate --runtime {engine_name} --image '{tag}' ...")
     if not built:
         raise typer.Exit(1)
+
+
+@swe_app.command("prepare")
+def prepare_cmd(
+    tasks: Annotated[list[Path], typer.Option("--tasks", help="Task instances (files or directories, repeatable).")],
+    base_python: Annotated[Path | None, typer.Option("--base-python", help="The interpreter the environments are made from (default: Assay's).")]
+    = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where the environments are kept.")] = None,
+) -> None:
+    """Build each distinct test environment the tasks name (a venv per `install`, keyed by its content hash),
+    once, with network; `evaluate`, `validate` and `mine` then find them and run offline."""
+    from assay.swe.envs import EnvironmentFailed, build, env_key
+    from assay.swe.harness import tree_bytes
+    from assay.swe.tasks import TaskFormatError, load_tasks
+
+    try:
+        loaded = [t for t in load_tasks(tasks) if t.language == "python" and t.install]
+    except TaskFormatError as exc:
+        fail(str(exc))
+    cache = cache_dir or default_cache_dir()
+    base = str(base_python or sys.executable)
+    by_key: dict[str, Task] = {}
+    for task in loaded:
+        by_key.setdefault(env_key(task, base), task)
+    failed = 0
+    for key, task in by_key.items():
+        started = time.monotonic()
+        try:
+            python = build(task, cache, base)
+        except EnvironmentFailed as exc:
+            failed += 1
+            err.print(f"[assay] {key}: {exc}", markup=False, highlight=False)
+            continue
+        console.print(f"{key}: {task.install.splitlines()[0][:70]} ({sum(t.install == task.install for t in loaded)} tasks, "
+                      f"{tree_bytes(python.parent.parent) / 1e6:.0f} MB, {time.monotonic() - started:.0f} s)")
+    console.print(f"{len(by_key) - failed} of {len(by_key)} environments ready under {cache / 'swe' / 'envs'}")
+    if failed:
+        raise typer.Exit(1)

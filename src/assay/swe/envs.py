@@ -42,6 +42,12 @@ def env_key(task: Task, base_python: str = sys.executable) -> str:
     return hashlib.sha256(f"{version}\n{commands(task.install)!r}".encode()).hexdigest()[:16]
 
 
+def ready(task: Task, cache_dir: Path, base_python: str = sys.executable) -> Path | None:
+    """The environment's interpreter if it is built (`assay swe prepare`), else None; never builds."""
+    root = cache_dir / "swe" / "envs" / env_key(task, base_python)
+    return root / "bin" / "python" if (root / ".ready").exists() else None
+
+
 def build(task: Task, cache_dir: Path, base_python: str = sys.executable) -> Path:
     """The environment's interpreter, building the environment first if it is not there."""
     root = cache_dir / "swe" / "envs" / env_key(task, base_python)
