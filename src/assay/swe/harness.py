@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from assay.swe import patches
 from assay.swe.containers import ContainerFailed
 from assay.swe.grading import Report, Resolution, TestStatus, grade
-from assay.swe.parsers import PARSERS, RESULTS_FILE
+from assay.swe.parsers import JUNIT_DIR, PARSERS, RESULTS_FILE
 from assay.swe.repos import RepoStore, RepoUnavailable
 from assay.swe.runtime import SCRATCH, Bwrap, Limits, RunResult
 from assay.swe.tasks import Prediction, Task
@@ -234,6 +234,7 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
         shutil.copy(PLUGIN, plugin_dir / "assay_swe_plugin.py")
         env = sandbox.environment(env)
         runtime = sandbox.runtime(task, env.ro_paths, mounts={str(plugin_dir): PLUGIN_DIR})
+        junit_before = xml_files(checkout) if task.log_parser == "junit" else {}
         try:
             run = runtime.run(checkout, scratch, task.test_cmd, test_env(task, env, results_name), limits)
         except ContainerFailed as exc:  # the harness's own step in the container: infrastructure
@@ -253,7 +254,10 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
             result.error = f"no log parser {task.log_parser!r} (known: {', '.join(PARSERS)})"
             return result
         result.disk_bytes = tree_bytes(root)
-        statuses = parser(scratch / results_name if task.log_parser == "pytest" else scratch, run.output)
+        source = scratch / results_name if task.log_parser == "pytest" else scratch
+        if task.log_parser == "junit":
+            source = junit_reports(checkout, root / JUNIT_DIR, junit_before)
+        statuses = parser(source, run.output)
         result.statuses = {k: v.value for k, v in statuses.items()}
         report: Report = grade(statuses, task.fail_to_pass, task.pass_to_pass)
         result.f2p_failed, result.p2p_failed = report.f2p_failed, report.p2p_failed
@@ -263,6 +267,33 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
         result.error = report.why
         result.seconds = time.monotonic() - started
         return result
+
+
+def xml_files(checkout: Path) -> dict[str, tuple[int, int, int]]:
+    """The checkout's XML files (outside .git, links left out): path -> (inode, size, mtime in ns)."""
+    import os
+
+    out: dict[str, tuple[int, int, int]] = {}
+    for parent, dirs, names in os.walk(checkout):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in names:
+            path = os.path.join(parent, name)
+            if name.endswith(".xml") and not os.path.islink(path):
+                st = os.stat(path)
+                out[os.path.relpath(path, checkout)] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return out
+
+
+def junit_reports(checkout: Path, dest: Path, before: dict[str, tuple[int, int, int]]) -> Path:
+    """The XML files the test run wrote or changed in the checkout, copied to `dest` (outside it): a report a
+    patch adds is there, unchanged, before the run, and is not read."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for rel, seen in xml_files(checkout).items():
+        if before.get(rel) != seen:
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(checkout / rel, target)
+    return dest
 
 
 def tree_bytes(root: Path) -> int:

@@ -8,7 +8,12 @@
 - `cargo`: `test NAME ... ok|FAILED|ignored` (doc-tests' names, which hold spaces, whole);
 - `swift`: XCTest's `Test Case 'Class.testMethod' passed` and Swift Testing's `Test name() passed`;
 - `minitest`: `-v`'s `Class#test_name = 0.00 s = .`;
-- `ctest-unity`: Unity's `N: path/tests/file.c:12:name:PASS` under `ctest -V`, as `file.c:name`.
+- `ctest-unity`: Unity's `N: path/tests/file.c:12:name:PASS` under `ctest -V`, as `file.c:name`;
+- `unittest`: unittest's verbose lines (`test_x (pkg.mod.Class) ... ok`, 3.11's `(pkg.mod.Class.test_x)`),
+  as `test_x (pkg.mod.Class)`, the ids SWE-bench's django instances use;
+- `junit`: JUnit XML reports (`<testcase classname name>` with `<failure>`, `<error>`, `<skipped>`), as
+  `classname.name`: the XML files the test run wrote or changed in the checkout (one a patch adds, left
+  as it was, is not read).
 The text parsers read what the test process printed: the project's own code could print such lines
 too, which is why the pytest plugin's file is the one Assay trusts most (docs/repo-tasks.md).
 """
@@ -157,6 +162,52 @@ def from_ctest_unity(scratch: Path, output: str) -> dict[str, TestStatus]:
     return statuses
 
 
+_UNITTEST = re.compile(r"^(\w+) \(([\w.]+)\)(?:\n.*?)? \.\.\. (ok|FAIL|ERROR|skipped|expected failure|unexpected success)\b", re.M)
+
+
+def from_unittest(scratch: Path, output: str) -> dict[str, TestStatus]:
+    """unittest's `-v` lines, a docstring line between the name and the outcome allowed, as `test_x (pkg.mod.Class)`."""
+    statuses: dict[str, TestStatus] = {}
+    words = {"ok": TestStatus.PASSED, "FAIL": TestStatus.FAILED, "ERROR": TestStatus.ERROR, "skipped": TestStatus.SKIPPED,
+             "expected failure": TestStatus.XFAIL, "unexpected success": TestStatus.FAILED}
+    for match in _UNITTEST.finditer(output):
+        name, where = match.group(1), match.group(2)
+        where = where.removesuffix(f".{name}")  # Python 3.11 names the method inside the parentheses too
+        _worst(statuses, f"{name} ({where})", words[match.group(3)])
+    return statuses
+
+
+JUNIT_DIR = "junit"  # under the task's work directory: the reports the run wrote, copied out of the checkout
+_JUNIT_MAX = 64 * 1024 * 1024
+
+
+def from_junit(reports: Path, output: str) -> dict[str, TestStatus]:
+    """Every `*.xml` under `reports` that is a JUnit report: `classname.name` -> its status (worst if repeated).
+    Files with a DOCTYPE or over 64 MB are skipped (entity expansion is how an XML file eats the harness)."""
+    import xml.etree.ElementTree as ET
+
+    statuses: dict[str, TestStatus] = {}
+    for path in sorted(reports.rglob("*.xml")) if reports.is_dir() else []:
+        if path.stat().st_size > _JUNIT_MAX:
+            continue
+        data = path.read_bytes()
+        if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+            continue
+        try:
+            root = ET.fromstring(data)
+        except ET.ParseError:
+            continue
+        for case in root.iter("testcase"):
+            name, cls = case.get("name") or "", case.get("classname") or ""
+            if not name:
+                continue
+            tags = {child.tag for child in case}
+            status = TestStatus.ERROR if "error" in tags else TestStatus.FAILED if "failure" in tags else \
+                TestStatus.SKIPPED if "skipped" in tags else TestStatus.PASSED
+            _worst(statuses, f"{cls}.{name}" if cls else name, status)
+    return statuses
+
+
 PARSERS: dict[str, Callable[[Path, str], dict[str, TestStatus]]] = {
     "pytest": from_pytest_plugin,
     "pytest-log": from_pytest_log,
@@ -165,4 +216,6 @@ PARSERS: dict[str, Callable[[Path, str], dict[str, TestStatus]]] = {
     "swift": from_swift_test,
     "minitest": from_minitest,
     "ctest-unity": from_ctest_unity,
+    "unittest": from_unittest,
+    "junit": from_junit,
 }

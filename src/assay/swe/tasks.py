@@ -65,7 +65,7 @@ class Prediction:
 
 
 REQUIRED = ("instance_id", "repo", "base_commit", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS")
-_PARSERS = {"parse_log_pytest": "pytest", "parse_log_pytest_v2": "pytest", "parse_log_pytest_options": "pytest"}
+_PARSERS = {"parse_log_pytest": "pytest", "parse_log_pytest_v2": "pytest", "parse_log_pytest_options": "pytest", "parse_log_django": "unittest"}
 
 
 def _rows(path: Path) -> list[tuple[int, Any]]:
