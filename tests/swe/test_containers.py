@@ -206,6 +206,9 @@ def test_the_cli_on_podman_and_on_docker_through_podmans_socket(sqlparse, tmp_pa
                                        "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "has no such image" in bad.output
     assert CliRunner().invoke(cli.app, ["swe", "evaluate", *common, "--runtime", "lxc", "--out", str(tmp_path / "x")]).exit_code == 2
+    checked = CliRunner().invoke(cli.app, ["swe", "validate", "--tasks", str(data / "repo-tasks" / f"{SQLPARSE}.json"), "--repos", str(data / "repos"),
+                                           "--python", str(PYTHON), "--runs", "1", "--runtime", "podman", "--cache-dir", str(tmp_path / "cache")])
+    assert checked.exit_code == 0 and "valid: 1 of 1" in checked.output, checked.output
     if shutil.which("docker") is None:
         _unavailable("needs the docker client (for the Docker-compatible path)")
     sqlparse[3]  # the engine, checked by the fixture
