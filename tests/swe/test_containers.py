@@ -156,6 +156,7 @@ def _instance_image(engine: Engine, task: Task, store: RepoStore, tmp: Path, tag
     from assay.swe.containers import build_instance_image
 
     checkout = store.checkout(task.repo_key, task.repo, task.base_commit, tmp / "image-testbed")
+    (checkout / "build-artifact.txt").write_text("made by the image's build\n")  # untracked in the image's /testbed, as a build leaves
     build_instance_image(engine, checkout, tag)  # no install: the base image's Debian pytest, offline
     shutil.rmtree(checkout)
 
@@ -175,6 +176,9 @@ def test_a_per_instance_image_in_swe_benchs_layout_grades_with_its_own_environme
         assert _grade(sqlparse, "", own, run_empty=True).resolution == "RESOLVED_NO"
         edit = _patch(store, task, tmp_path, {"tests/test_split.py": REPORTS_PASS}, prepend=True)
         assert _grade(sqlparse, edit, own).resolution == "RESOLVED_NO"  # the test file is put back before the diff goes in
+        # A patch that adds a path the image's build left untracked does not apply there: the model's failure, not an uncounted error.
+        clash = _grade(sqlparse, _patch(store, task, tmp_path, {"build-artifact.txt": "mine\n"}), own)
+        assert clash.resolution == "RESOLVED_NO" and not clash.infra and "do not apply" in clash.error, (clash.resolution, clash.error)
         # An image whose /testbed is another commit is the harness's problem: an infrastructure error, never graded.
         moved = Task(**{**task.__dict__, "base_commit": "0" * 40})
         wrong = evaluate_task(moved, Prediction(task.instance_id, "m", ""), store, sqlparse[2], Limits(wall_seconds=60), sandbox=own, run_empty=True)

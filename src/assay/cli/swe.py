@@ -1,4 +1,5 @@
-"""`assay swe evaluate | validate | mine`: repository tasks (SWE-bench's formats) graded in a bubblewrap workspace."""
+"""`assay swe evaluate | validate | mine | agent | prepare | image`: repository tasks (SWE-bench's formats) graded in a
+bubblewrap workspace or a container."""
 
 from __future__ import annotations
 

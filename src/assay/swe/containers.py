@@ -59,6 +59,11 @@ class ContainerFailed(RuntimeError):
     changes not applying): an infrastructure error, never the model's."""
 
 
+class ChangesRejected(ContainerFailed):
+    """The image's /testbed is at base_commit, but the checkout's changes do not apply there (a path the
+    patch adds is an untracked file of the image's build, say): after the model's patch, so the model's."""
+
+
 @dataclass(frozen=True)
 class Engine:
     """A container engine's command line: podman, or a Docker-compatible client (docker against podman's socket)."""
@@ -197,7 +202,7 @@ class Container:
                                timeout=600)
         if done.returncode != 0:
             why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
-            raise ContainerFailed(f"the checkout's changes do not apply to the image's /testbed: {why[0]}")
+            raise ChangesRejected(f"the checkout's changes do not apply to the image's /testbed: {why[0]}")
 
     def _exec(self, name: str, scratch: Path, command: str, env: Mapping[str, str], limits: Limits, started: float) -> RunResult:
         argv = ["exec", "-w", TESTBED]

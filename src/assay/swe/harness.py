@@ -1,10 +1,11 @@
-"""One repository task, end to end, as SWE-bench v5's harness runs it, without Docker:
+"""One repository task, end to end, as SWE-bench v5's harness runs it, with no Docker engine needed:
 
 1. a clean checkout at base_commit, from the repository's one object store (`assay.swe.repos`);
 2. the model patch, with SWE-bench's fallback chain, the step that worked recorded;
 3. the files the grading depends on put back as at base_commit (the test patch's files, conftest.py,
    pytest.ini, tox.ini), then the test patch;
-4. the task's test command in the runtime (`assay.swe.runtime`: no network, limits), with Assay's
+4. the task's test command in the runtime (`Sandbox`: bubblewrap, `assay.swe.runtime`, by default, or a
+   container, `assay.swe.containers`; no network, limits), with Assay's
    pytest plugin writing each test's status by exact id to a scratch directory outside the checkout;
 5. the statuses graded against FAIL_TO_PASS / PASS_TO_PASS (`assay.swe.grading`).
 
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.swe import patches
-from assay.swe.containers import ContainerFailed
+from assay.swe.containers import ChangesRejected, ContainerFailed
 from assay.swe.grading import Report, Resolution, TestStatus, grade
 from assay.swe.parsers import JUNIT_DIR, PARSERS, RESULTS_FILE
 from assay.swe.repos import RepoStore, RepoUnavailable
@@ -237,8 +238,10 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
         junit_before = xml_files(checkout) if task.log_parser == "junit" else {}
         try:
             run = runtime.run(checkout, scratch, task.test_cmd, test_env(task, env, results_name), limits)
-        except ContainerFailed as exc:  # the harness's own step in the container: infrastructure
+        except ContainerFailed as exc:  # the harness's own step in the container: infrastructure, unless the patch made it fail
             result.error = f"{runtime.name}: {exc}"
+            if isinstance(exc, ChangesRejected):  # never an uncounted error a patch can hide behind
+                result.resolution = Resolution.NO.value
             result.seconds = time.monotonic() - started
             return result
         result.runtime = runtime.name
