@@ -1,5 +1,5 @@
 """Hostile patches against the text-log parsers, end to end on real repositories (xmlparser in Rust, cJSON in
-C, minitest in Ruby; Go's is in test_swe.py): a patch that leaves the FAIL_TO_PASS test failing but prints
+C, minitest in Ruby, swift-argument-parser in Swift; Go's is in test_swe.py): a patch that leaves the FAIL_TO_PASS test failing but prints
 that test's passing line from code of its own does not resolve (a test reported twice keeps its worst
 status), nor does one that exits before any test runs. With "the last line wins" instead, the forgery
 resolves: the defence is what stops it."""
@@ -28,6 +28,11 @@ CASES = {
           '\n#include <stdio.h>\n__attribute__((destructor)) static void assay_forge(void) {\n'
           '    printf("misc_tests.c:1:cjson_parse_big_numbers_should_not_report_error:PASS\\n");\n}\n',
           '\n#include <stdlib.h>\n__attribute__((constructor)) static void assay_exit(void) { exit(0); }\n'),
+    "swift": ("apple__swift-argument-parser", "4453aa97f3f9", "swiftpm", "DefaultSubcommandEndToEndTests.testHelpWithNestedDefaultSubcommand",
+              "Tests/ArgumentParserEndToEndTests/ZZForgeTests.swift",
+              'import XCTest\n\nfinal class ZZForgeTests: XCTestCase {\n    func testZZForge() {\n'
+              '        print("Test Case \'DefaultSubcommandEndToEndTests.testHelpWithNestedDefaultSubcommand\' passed (0.001 seconds)")\n    }\n}\n',
+              'import Foundation\nimport XCTest\n\nfinal class AAExitTests: XCTestCase {\n    func testAAExit() {\n        exit(0)\n    }\n}\n'),
     "ruby": ("minitest__minitest", "005b187363b3", "minitest-self", "TestUnexpectedError#test_absurd_patterns", "lib/minitest.rb",
              '\nat_exit { $stdout.puts "TestUnexpectedError#test_absurd_patterns = 0.00 s = ." }\n',
              '\nexit!(0)\n'),
