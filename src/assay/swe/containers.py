@@ -281,6 +281,7 @@ def build_instance_image(engine: Engine, checkout: Path, tag: str, install: Sequ
         if committed.returncode != 0:
             raise ContainerFailed(f"{engine.name} commit failed: {committed.stderr.decode('utf-8', 'replace').strip()[-300:]}")
     finally:
+        engine.run("kill", name, timeout=120)  # `sleep` as pid 1 ignores SIGTERM: rm -f alone waits 10 s for it
         engine.run("rm", "-f", name, timeout=300)
 
 
