@@ -185,6 +185,22 @@ def test_a_per_instance_image_in_swe_benchs_layout_grades_with_its_own_environme
         assert wrong.infra
         missing = _grade(sqlparse, task.patch, Sandbox("podman", engine, "localhost/assay-no-such-image-{id}"))
         assert missing.infra and "no image localhost/assay-no-such-image-" in missing.error
+        # JUnit reports written in the image's /testbed are copied out; one the patch brings, left as it was, is not read.
+        import dataclasses
+
+        def junit_id(nodeid: str) -> str:
+            path, test = nodeid.split("::", 1)
+            return f"{path.removesuffix('.py').replace('/', '.')}.{test}"
+
+        junit = dataclasses.replace(task, log_parser="junit", test_cmd="pytest -p no:cacheprovider --junitxml=reports/junit.xml tests/test_split.py",
+                                    fail_to_pass=tuple(map(junit_id, task.fail_to_pass)), pass_to_pass=tuple(map(junit_id, task.pass_to_pass)))
+        by_junit = evaluate_task(junit, Prediction(task.instance_id, "m", task.patch), store, sqlparse[2], Limits(wall_seconds=300), sandbox=own)
+        assert by_junit.resolution == "RESOLVED_FULL" and len(by_junit.statuses) == 39, (by_junit.error, by_junit.log[-400:])
+        cases = "".join(f'<testcase classname="{t.rsplit(".", 1)[0]}" name="{t.rsplit(".", 1)[1]}"/>' for t in (*junit.fail_to_pass, *junit.pass_to_pass))
+        brought = _patch(store, task, tmp_path, {"reports/junit.xml": f"<testsuite>{cases}</testsuite>\n",
+                                                 "sqlparse/__init__.py": "\nimport os as _os\n_os._exit(0)\n"})
+        forged = evaluate_task(junit, Prediction(task.instance_id, "m", brought), store, sqlparse[2], Limits(wall_seconds=300), sandbox=own)
+        assert forged.resolution == "RESOLVED_NO" and not forged.statuses, (forged.resolution, forged.statuses)
         # From the CLI: the per-instance template.
         out = tmp_path / "cli"
         ran = CliRunner().invoke(cli.app, ["swe", "evaluate", "--tasks", str(_data() / "repo-tasks"), "--repos", str(_data() / "repos"), "--gold",

@@ -141,7 +141,7 @@ class Container:
     """The container runtime: the same `run` as `Bwrap`'s."""
 
     def __init__(self, engine: Engine, image: str, ro_paths: Sequence[str] = (), mounts: Mapping[str, str] | None = None,
-                 testbed_in_image: bool = False, base_commit: str = "") -> None:
+                 testbed_in_image: bool = False, base_commit: str = "", export_xml: Path | None = None) -> None:
         """`ro_paths`: host directories shown read-only at their own paths (system directories are the image's
         and are left out); `mounts`: host directory -> where it is shown, read-only; `testbed_in_image`: the
         image's /testbed is the project at `base_commit` (see the module docstring)."""
@@ -152,6 +152,9 @@ class Container:
         self.mounts = dict(mounts or {})
         self.testbed_in_image = testbed_in_image
         self.base_commit = base_commit
+        # With the image's own /testbed: where the XML files the test run wrote or changed there are copied
+        # (JUnit reports), the image's /testbed being out of the harness's reach otherwise.
+        self.export_xml = export_xml
 
     def create_argv(self, name: str, checkout: Path, scratch: Path, changes: Path | None, limits: Limits) -> list[str]:
         args = ["run", "-d", "--name", name, "--network", "none", "--hostname", "testbed", "--cap-drop", "ALL",
@@ -189,7 +192,11 @@ class Container:
             try:
                 if self.testbed_in_image:
                     self._prepare(name)
-                return self._exec(name, scratch, command, env, limits, started)
+                before = self._xml_files(name) if self.export_xml is not None else {}
+                ran = self._exec(name, scratch, command, env, limits, started)
+                if self.export_xml is not None and not ran.timed_out:
+                    self._export(name, before)
+                return ran
             finally:
                 self._remove(name)
 
@@ -203,6 +210,25 @@ class Container:
         if done.returncode != 0:
             why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
             raise ChangesRejected(f"the checkout's changes do not apply to the image's /testbed: {why[0]}")
+
+    def _xml_files(self, name: str) -> dict[str, str]:
+        """/testbed's XML files in the container (outside .git): path -> inode, size and mtime."""
+        listed = self.engine.run("exec", name, "find", TESTBED, "-name", ".git", "-prune", "-o", "-type", "f", "-name", "*.xml",
+                                 "-printf", "%P\t%i %s %T@\n", timeout=300)
+        out: dict[str, str] = {}
+        for line in listed.stdout.decode("utf-8", "replace").splitlines():
+            path, _, seen = line.partition("\t")
+            if path and seen:
+                out[path] = seen
+        return out
+
+    def _export(self, name: str, before: dict[str, str]) -> None:
+        assert self.export_xml is not None
+        for path, seen in self._xml_files(name).items():
+            if before.get(path) != seen and ".." not in Path(path).parts:
+                target = self.export_xml / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                self.engine.run("cp", f"{name}:{TESTBED}/{path}", str(target), timeout=300)
 
     def _exec(self, name: str, scratch: Path, command: str, env: Mapping[str, str], limits: Limits, started: float) -> RunResult:
         argv = ["exec", "-w", TESTBED]

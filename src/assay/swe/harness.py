@@ -164,13 +164,15 @@ class Sandbox:
 
         return Environment(Path("python"), (), INSTANCE_PATH, env.variables)
 
-    def runtime(self, task: Task, ro_paths: tuple[str, ...], mounts: dict[str, str] | None = None) -> Runtime:
+    def runtime(self, task: Task, ro_paths: tuple[str, ...], mounts: dict[str, str] | None = None, export_xml: Path | None = None) -> Runtime:
+        """The runtime for `task`; `export_xml`: where a per-instance image's run copies the XML files it wrote."""
         if self.kind == "bwrap" or self.engine is None:
             return Bwrap(ro_paths=ro_paths, mounts=mounts)
         from assay.swe.containers import Container
 
         return Container(self.engine, self.image_for(task), ro_paths=() if self.per_instance else ro_paths, mounts=mounts,
-                         testbed_in_image=self.per_instance, base_commit=task.base_commit)
+                         testbed_in_image=self.per_instance, base_commit=task.base_commit,
+                         export_xml=export_xml if self.per_instance else None)
 
 
 BWRAP = Sandbox()
@@ -234,7 +236,8 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
         plugin_dir.mkdir()
         shutil.copy(PLUGIN, plugin_dir / "assay_swe_plugin.py")
         env = sandbox.environment(env)
-        runtime = sandbox.runtime(task, env.ro_paths, mounts={str(plugin_dir): PLUGIN_DIR})
+        in_image_junit = task.log_parser == "junit" and sandbox.per_instance
+        runtime = sandbox.runtime(task, env.ro_paths, mounts={str(plugin_dir): PLUGIN_DIR}, export_xml=root / JUNIT_DIR if in_image_junit else None)
         junit_before = xml_files(checkout) if task.log_parser == "junit" else {}
         try:
             run = runtime.run(checkout, scratch, task.test_cmd, test_env(task, env, results_name), limits)
@@ -258,8 +261,8 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
             return result
         result.disk_bytes = tree_bytes(root)
         source = scratch / results_name if task.log_parser == "pytest" else scratch
-        if task.log_parser == "junit":
-            source = junit_reports(checkout, root / JUNIT_DIR, junit_before)
+        if task.log_parser == "junit":  # in a per-instance image the container copied them out already
+            source = root / JUNIT_DIR if in_image_junit else junit_reports(checkout, root / JUNIT_DIR, junit_before)
         statuses = parser(source, run.output)
         result.statuses = {k: v.value for k, v in statuses.items()}
         report: Report = grade(statuses, task.fail_to_pass, task.pass_to_pass)
