@@ -8,7 +8,7 @@ from __future__ import annotations
 from assay.cli.common import _eta, app, main
 
 # isort: off
-from assay.cli import evaluate, models, info, report, rigor, swe  # noqa: F401  (evaluate, generate/run, toolchains/canary/benchmarks/version, report/compare/leaderboard, augment..., swe)
+from assay.cli import evaluate, models, info, report, rigor, swe, swe_setup  # noqa: F401  (evaluate, generate/run, toolchains/canary/benchmarks/version, report/compare/leaderboard, augment..., swe, swe image/prepare)
 # isort: on
 
 __all__ = ["_eta", "app", "main"]

@@ -87,12 +87,7 @@ def evaluate(
         runs_of = [load_predictions(path) for path in predictions or []]
     except TaskFormatError as exc:
         fail(str(exc))
-    if instance_ids:
-        wanted = {i.strip() for i in instance_ids.split(",") if i.strip()}
-        unknown = wanted - {t.instance_id for t in loaded}
-        if unknown:
-            fail(f"--instance-ids: no such task: {', '.join(sorted(unknown))}")
-        loaded = [t for t in loaded if t.instance_id in wanted]
+    loaded = _selected(loaded, instance_ids, strict=True)
     pairs: list[tuple[Task, Prediction, int]] = []
     sources = runs_of if runs_of else [{t.instance_id: Prediction(t.instance_id, "gold", t.patch) if gold else Prediction(t.instance_id, "empty", "")
                                         for t in loaded}]
@@ -331,6 +326,20 @@ def _load(tasks: list[Path] | None, dataset: str | None, revision: str, split: s
     return loaded, f"{fetched.repo_id.split('/')[-1]}@{fetched.commit[:12]}"
 
 
+def _selected(tasks: list[Task], instance_ids: str | None, strict: bool = False) -> list[Task]:
+    """The tasks `--instance-ids` names (all without it); a one-line error when none is a task, or (`strict`) any is not."""
+    if not instance_ids:
+        return tasks
+    wanted = {i.strip() for i in instance_ids.split(",") if i.strip()}
+    unknown = wanted - {t.instance_id for t in tasks}
+    if strict and unknown:
+        fail(f"--instance-ids: no such task: {', '.join(sorted(unknown))}")
+    chosen = [t for t in tasks if t.instance_id in wanted]
+    if not chosen:
+        fail("--instance-ids: none of them is a task")
+    return chosen
+
+
 def _with_profile(tasks: list[Task], profile: str | None) -> list[Task]:
     """Tasks with `--profile`'s setup where they name none; a task left with no test command is a one-line error."""
     from assay.swe.tasks import TaskFormatError, with_profile
@@ -442,11 +451,7 @@ def agent_cmd(
         backend = get_model(spec, **options)
     except (TaskFormatError, ModelConfigError) as exc:
         fail(str(exc))
-    if instance_ids:
-        wanted = {i.strip() for i in instance_ids.split(",") if i.strip()}
-        loaded = [t for t in loaded if t.instance_id in wanted]
-        if not loaded:
-            fail("--instance-ids: none of them is a task")
+    loaded = _selected(loaded, instance_ids)
     sandbox = _sandbox(runtime, image)
     if sandbox.per_instance:
         fail("--image: the agent's commands need the checkout mounted; give a fixed image (per-instance images are for evaluate)")
@@ -493,128 +498,3 @@ def agent_cmd(
     files = " ".join(f"--predictions {out / f'predictions-run{r + 1}.jsonl'}" for r in range(runs))
     console.print(f"next: assay swe evaluate --tasks ... {files} --out ...")
 
-
-image_app = typer.Typer(help="Container images for --runtime podman/docker, built here from a debootstrap root (no registry).",
-                        no_args_is_help=True)
-swe_app.add_typer(image_app, name="image")
-
-
-@image_app.command("build")
-def image_build_cmd(
-    tag: Annotated[str | None, typer.Option("--tag", help="The image's name (default: the one --runtime podman uses).")] = None,
-    languages: Annotated[str, typer.Option("--languages", help="Comma-separated: whose system packages go in (python, c, go, ruby, rust, swift).")]
-    = "python,c,go,ruby,rust",
-    engine_name: Annotated[str, typer.Option("--engine", help="podman or docker: where the image is imported.")] = "podman",
-    suite: Annotated[str, typer.Option("--suite", help="The Debian release.")] = "bookworm",
-    mirror: Annotated[str, typer.Option("--mirror", help="The Debian mirror (a local one works).")] = "http://deb.debian.org/debian",
-    packages: Annotated[str | None, typer.Option("--packages", help="More Debian packages, comma-separated.")] = None,
-) -> None:
-    """Build the system image repository tasks run in: debootstrap's minbase of Debian, the packages the
-    languages' tests need (the interpreters and toolchains outside /usr are shown from the host at run time),
-    imported into the engine."""
-    from assay.swe.containers import IMAGE, ContainerFailed, Engine, build_image
-    from assay.swe.runtime import RuntimeUnavailable
-
-    started = time.monotonic()
-    chosen = tag or IMAGE
-    try:
-        engine = Engine.find(engine_name)
-        held = build_image(engine, chosen, [x.strip() for x in languages.split(",") if x.strip()], suite=suite, mirror=mirror,
-                           extra=[p.strip() for p in (packages or "").split(",") if p.strip()])
-    except (RuntimeUnavailable, ContainerFailed, ValueError) as exc:
-        fail(str(exc))
-    size = engine.run("image", "inspect", "--format", "{{.Size}}", chosen).stdout.decode().strip()
-    console.print(f"{chosen}: {len(held)} packages, {int(size) / 1e6:.0f} MB, {time.monotonic() - started:.0f} s" if size.isdigit() else chosen)
-
-
-@image_app.command("instance")
-def image_instance_cmd(
-    tasks: Annotated[list[Path], typer.Option("--tasks", help="Task instances (files or directories, repeatable).")],
-    repos: Annotated[list[Path] | None, typer.Option("--repos", help="Directories with <owner>__<name>.bundle or clones.")] = None,
-    instance_ids: Annotated[str | None, typer.Option("--instance-ids", help="Comma-separated instance ids (default: all).")] = None,
-    tag: Annotated[str, typer.Option("--tag", help="The images' name; {id} is SWE-bench's image id of the instance.")]
-    = "localhost/sweb.eval.x86_64.{id}",
-    base: Annotated[str | None, typer.Option("--base", help="The system image (default: the one `assay swe image build` makes).")] = None,
-    install: Annotated[bool, typer.Option("--install/--no-install", help="Run each task's install commands in its image (network needed "
-                                                                          "for pip); --no-install keeps the base image's own packages.")] = True,
-    engine_name: Annotated[str, typer.Option("--engine", help="podman or docker.")] = "podman",
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors are kept.")] = None,
-) -> None:
-    """Build per-instance images in the layout of SWE-bench's published ones (/testbed at base_commit, the
-    environment at /opt/miniconda3/envs/testbed), here instead of pulled; grade with --image TAG."""
-    import tempfile
-
-    from assay.swe.containers import IMAGE, ContainerFailed, Engine, build_instance_image, instance_image
-    from assay.swe.envs import commands
-    from assay.swe.repos import RepoUnavailable
-    from assay.swe.runtime import RuntimeUnavailable
-    from assay.swe.tasks import TaskFormatError, load_tasks
-
-    try:
-        loaded = load_tasks(tasks)
-        engine = Engine.find(engine_name)
-    except (TaskFormatError, RuntimeUnavailable) as exc:
-        fail(str(exc))
-    if instance_ids:
-        wanted = {i.strip() for i in instance_ids.split(",") if i.strip()}
-        loaded = [t for t in loaded if t.instance_id in wanted]
-        if not loaded:
-            fail("--instance-ids: none of them is a task")
-    system = base or IMAGE
-    if not engine.has_image(system):
-        fail(f"--base {system}: {engine_name} has no such image" + (" (build it: assay swe image build)" if system == IMAGE else ""))
-    store = _store(cache_dir or default_cache_dir(), repos)
-    built = 0
-    for task in loaded:
-        name = instance_image(tag, task.instance_id)
-        started = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="assay-image-") as tmp:
-            try:
-                checkout = store.checkout(task.repo_key, task.repo, task.base_commit, Path(tmp) / "testbed")
-                build_instance_image(engine, checkout, name, commands(task.install) if install else (), base=system)
-            except (ContainerFailed, RepoUnavailable, subprocess.CalledProcessError) as exc:
-                err.print(f"[assay] {task.instance_id}: not built: {exc}", markup=False, highlight=False)
-                continue
-        built += 1
-        console.print(f"{task.instance_id}: {name} ({time.monotonic() - started:.0f} s)")
-    console.print(f"built {built} of {len(loaded)} images; grade with: assay swe evaluate --runtime {engine_name} --image '{tag}' ...")
-    if not built:
-        raise typer.Exit(1)
-
-
-@swe_app.command("prepare")
-def prepare_cmd(
-    tasks: Annotated[list[Path], typer.Option("--tasks", help="Task instances (files or directories, repeatable).")],
-    base_python: Annotated[Path | None, typer.Option("--base-python", help="The interpreter the environments are made from (default: Assay's).")]
-    = None,
-    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where the environments are kept.")] = None,
-) -> None:
-    """Build each distinct test environment the tasks name (a venv per `install`, keyed by its content hash),
-    once, with network; `evaluate`, `validate` and `mine` then find them and run offline."""
-    from assay.swe.envs import EnvironmentFailed, build, env_key
-    from assay.swe.harness import tree_bytes
-    from assay.swe.tasks import TaskFormatError, load_tasks
-
-    try:
-        loaded = [t for t in load_tasks(tasks) if t.language == "python" and t.install]
-    except TaskFormatError as exc:
-        fail(str(exc))
-    cache = cache_dir or default_cache_dir()
-    base = str(base_python or sys.executable)
-    by_key: dict[str, Task] = {}
-    for task in loaded:
-        by_key.setdefault(env_key(task, base), task)
-    failed = 0
-    for key, task in by_key.items():
-        started = time.monotonic()
-        try:
-            python = build(task, cache, base)
-        except EnvironmentFailed as exc:
-            failed += 1
-            err.print(f"[assay] {key}: {exc}", markup=False, highlight=False)
-            continue
-        console.print(f"{key}: {task.install.splitlines()[0][:70]} ({sum(t.install == task.install for t in loaded)} tasks, "
-                      f"{tree_bytes(python.parent.parent) / 1e6:.0f} MB, {time.monotonic() - started:.0f} s)")
-    console.print(f"{len(by_key) - failed} of {len(by_key)} environments ready under {cache / 'swe' / 'envs'}")
-    if failed:
-        raise typer.Exit(1)
