@@ -325,9 +325,8 @@ def test_multi_swe_bench_rows_and_predictions_are_read(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no test_cmd" in result.output and "--profile" in result.output
 
 
-@pytest.mark.slow
-@pytest.mark.shared_data
-def test_a_multi_swe_bench_task_is_graded_with_a_profile(tmp_path: Path) -> None:
+def _pflag_fix(tmp: Path) -> tuple[str, str, str]:
+    """pflag's verified fix 298bcdf split into (base, test patch, gold patch); skips without Go."""
     from assay.languages import get_language
     from assay.languages.base import ToolchainMissing
     from assay.swe.mine import split
@@ -336,8 +335,14 @@ def test_a_multi_swe_bench_task_is_graded_with_a_profile(tmp_path: Path) -> None
         get_language("go").toolchain()
     except ToolchainMissing as exc:
         pytest.skip(str(exc))
-    pflag = _clone("spf13__pflag.bundle", tmp_path / "spf13__pflag")
-    base, test_patch, fix = split(pflag, "298bcdf4e200c0d9b3818f03c7adaa10192874e4", r"_test\.go$")
+    pflag = _clone("spf13__pflag.bundle", tmp / "spf13__pflag")
+    return split(pflag, "298bcdf4e200c0d9b3818f03c7adaa10192874e4", r"_test\.go$")
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_a_multi_swe_bench_task_is_graded_with_a_profile(tmp_path: Path) -> None:
+    base, test_patch, fix = _pflag_fix(tmp_path)
     states = {"run": "PASS", "test": "PASS", "fix": "PASS"}
     row = _msb_row(base, fix, test_patch, {"TestUISHex": {"run": "NONE", "test": "FAIL", "fix": "PASS"}},
                    {"TestBoolFunc": states, "TestUIS": states})
@@ -374,16 +379,9 @@ FORGE_GO = ('package pflag\n\nimport (\n\t"fmt"\n\t"os"\n\t"testing"\n)\n\n'
 @pytest.mark.slow
 @pytest.mark.shared_data
 def test_a_go_patch_that_prints_a_forged_pass_after_the_real_failure_does_not_resolve(tmp_path: Path) -> None:
-    from assay.languages import get_language
-    from assay.languages.base import ToolchainMissing
-    from assay.swe.mine import PROFILES, split
+    from assay.swe.mine import PROFILES
 
-    try:
-        get_language("go").toolchain()
-    except ToolchainMissing as exc:
-        pytest.skip(str(exc))
-    pflag = _clone("spf13__pflag.bundle", tmp_path / "spf13__pflag")
-    base, test_patch, fix = split(pflag, "298bcdf4e200c0d9b3818f03c7adaa10192874e4", r"_test\.go$")
+    base, test_patch, fix = _pflag_fix(tmp_path)
     go = PROFILES["go"]
     task = Task("spf13__pflag-298bcdf", "spf13/pflag", base, test_patch, ("TestUISHex",), ("TestBoolFunc",), patch=fix, language="go",
                 test_cmd=go.test_cmd, log_parser=go.log_parser)
