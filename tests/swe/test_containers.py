@@ -176,6 +176,31 @@ def test_a_per_instance_image_in_swe_benchs_layout_grades_with_its_own_environme
         assert _grade(sqlparse, "", own, run_empty=True).resolution == "RESOLVED_NO"
         edit = _patch(store, task, tmp_path, {"tests/test_split.py": REPORTS_PASS}, prepend=True)
         assert _grade(sqlparse, edit, own).resolution == "RESOLVED_NO"  # the test file is put back before the diff goes in
+        # The statuses file cannot be forged from the image's run either.
+        forge = ("\nimport atexit as _a, glob as _g, json as _j, os as _o\n_p = _o.environ.get('ASSAY_SWE_RESULTS')\n"
+                 f"_r = _j.dumps({{'nodeid': {task.fail_to_pass[0]!r}, 'when': 'call', 'outcome': 'passed'}}) + '\\n'\n"
+                 "_a.register(lambda: [open(p, 'a').write(_r) for p in ([_p] if _p else []) + _g.glob('/assay-scratch/*')])\n")
+        forged_in_image = _grade(sqlparse, _patch(store, task, tmp_path, {"sqlparse/__init__.py": forge}), own)
+        assert forged_in_image.resolution == "RESOLVED_NO" and not forged_in_image.infra, forged_in_image.error
+        # A SWE-bench 5 row: its eval_script (reset the test file, apply the test patch, run pytest between the markers) is the
+        # test command, in the image the row names (--image dataset); the gold resolves, edited tests do not.
+        script = (f"#!/bin/bash\nset -uxo pipefail\ncd /testbed\ngit checkout {task.base_commit} -- tests/test_split.py\n"
+                  f"git apply -v - <<'EOF_114329324912'\n{task.test_patch}\nEOF_114329324912\n: '>>>>> Start Test Output'\n"
+                  "pytest -rA -p no:cacheprovider tests/test_split.py\n: '>>>>> End Test Output'\n"
+                  f"git checkout {task.base_commit} -- tests/test_split.py\n")
+        from assay.swe.tasks import task_from
+
+        row = {"instance_id": task.instance_id, "repo": task.repo, "base_commit": task.base_commit, "patch": task.patch,
+               "test_patch": task.test_patch, "FAIL_TO_PASS": list(task.fail_to_pass), "PASS_TO_PASS": list(task.pass_to_pass),
+               "image": instance_image(tag, task.instance_id), "eval_script": script, "log_parser": "parse_log_pytest", "eval_type": "pytest"}
+        swe5 = task_from(row, "row")
+        by_row = Sandbox("podman", engine, "dataset")
+        assert by_row.image_for(swe5) == instance_image(tag, task.instance_id)
+        gold5 = evaluate_task(swe5, Prediction(task.instance_id, "m", task.patch), store, sqlparse[2], Limits(wall_seconds=300), sandbox=by_row)
+        assert gold5.resolution == "RESOLVED_FULL" and gold5.statuses == gold.statuses, (gold5.error, gold5.log[-600:])
+        edited5 = evaluate_task(swe5, Prediction(task.instance_id, "m", _patch(store, task, tmp_path, {"tests/test_split.py": REPORTS_PASS},
+                                                                                prepend=True)), store, sqlparse[2], Limits(wall_seconds=300), sandbox=by_row)
+        assert edited5.resolution == "RESOLVED_NO" and not edited5.infra, (edited5.resolution, edited5.error)
         # A patch that adds a path the image's build left untracked does not apply there: the model's failure, not an uncounted error.
         clash = _grade(sqlparse, _patch(store, task, tmp_path, {"build-artifact.txt": "mine\n"}), own)
         assert clash.resolution == "RESOLVED_NO" and not clash.infra and "do not apply" in clash.error, (clash.resolution, clash.error)
