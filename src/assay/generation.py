@@ -108,6 +108,8 @@ def code_of(problem: Problem, text: str, style: str, stops: tuple[str, ...]) -> 
         got = extract.extract_instruct(text, problem.language, problem.entry_point, problem.prompt)
     if got.mode == "full_program":
         return None, got.code, got.how
+    if problem.reference_is_program:  # the prompt is prose (MBPP's paper prompt, hand-written suites): the reply is the program
+        return None, got.code, got.how + "+whole_program"
     return got.code, None, got.how
 
 

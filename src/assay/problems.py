@@ -40,6 +40,10 @@ class ProgramTests:
     kind: Literal["program"] = "program"
     runner: Runner = Runner.CHECK
     why: str = ""
+    # CHECK only: in the sandbox the test program sees the sample's names (MBPP's asserts use the sample's
+    # classes and imports, as upstream's exec(code + tests) does) instead of the prompt's; the trusted replay
+    # sees the reference's.
+    sees_sample: bool = False
 
 
 class _NoExpected:

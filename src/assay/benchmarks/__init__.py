@@ -22,6 +22,13 @@ REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
     "humaneval-plus-noextreme": ("assay.benchmarks.evalplus", "load_humaneval_plus", {"variant": "NoExtreme"}),
     "mbpp-plus": ("assay.benchmarks.evalplus", "load_mbpp_plus", {}),
     "mbpp-plus-noextreme": ("assay.benchmarks.evalplus", "load_mbpp_plus", {"variant": "NoExtreme"}),
+    "mbpp": ("assay.benchmarks.mbpp", "load_mbpp", {}),
+    "mbpp-test": ("assay.benchmarks.mbpp", "load_mbpp", {"split": "test"}),
+    "mbpp-challenge": ("assay.benchmarks.mbpp", "load_mbpp", {"challenge": True}),
+    "mbpp-paper": ("assay.benchmarks.mbpp", "load_mbpp", {"style": "paper"}),
+    "mbpp-sanitized": ("assay.benchmarks.mbpp", "load_mbpp", {"sanitized": True}),
+    "mbpp-sanitized-test": ("assay.benchmarks.mbpp", "load_mbpp", {"sanitized": True, "split": "test"}),
+    "mbpp-sanitized-paper": ("assay.benchmarks.mbpp", "load_mbpp", {"sanitized": True, "style": "paper"}),
     "swift-suite": ("assay.benchmarks.directory", "load_directory", {"shipped_name": "swift-suite"}),
 }
 # MultiPL-E: multipl-e/humaneval-swift, multipl-e/mbpp-rs, ... (one line per language would be 48 lines).

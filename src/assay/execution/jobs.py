@@ -89,9 +89,11 @@ def run_job(job: JudgeJob, sandbox: Sandbox) -> Verdict:
         return Verdict(Status.SKIPPED, message=plan.message)
     if isinstance(plan, PythonProgram):
         assert isinstance(problem.tests, ProgramTests)
-        driver_job = py.program_job(code, problem.tests.code, problem.entry_point, problem.prompt, plan.timeout)
+        sees_sample = problem.tests.sees_sample
+        driver_job = py.program_job(code, problem.tests.code, problem.entry_point, "" if sees_sample else problem.prompt,
+                                    plan.timeout, sees_sample=sees_sample)
         run = py.run_driver(sandbox, driver_job, plan.limits)
-        return py.judge_program(run, problem.prompt + problem.reference, problem.tests.code, problem.entry_point)
+        return py.judge_program(run, problem.reference_program(), problem.tests.code, problem.entry_point, opaque_truth=sees_sample)
     if isinstance(plan, PythonCases):
         tests = problem.tests
         assert isinstance(tests, CaseTests)

@@ -10,6 +10,7 @@ import reprlib
 import secrets
 import sys
 import sysconfig
+import warnings
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -312,9 +313,12 @@ def judge_given_cases(sandbox: Sandbox, problem: Problem, code: str, per_case: f
 # ---------------------------------------------------------------- test programs
 
 
-def program_job(code: str, test: str, entry_point: str, helpers: str, timeout: float, seed: int = 0) -> dict[str, Any]:
-    """The driver job that runs a test program's check(candidate) with a recording candidate."""
+def program_job(code: str, test: str, entry_point: str, helpers: str, timeout: float, seed: int = 0,
+                sees_sample: bool = False) -> dict[str, Any]:
+    """The driver job that runs a test program's check(candidate) with a recording candidate
+    (`sees_sample`: the test program's globals are the sample's, not the prompt's helpers)."""
     return {
+        "sees_sample": sees_sample,
         "mode": "program",
         "code": code,
         "test": test,
@@ -338,10 +342,40 @@ class _NotPlain(Exception):
     pass
 
 
-def replay_check(helpers: str, test: str, entry_point: str, calls: list[dict[str, Any]], seed: int = 0) -> tuple[Status, str]:
+class _Opaque:
+    """A result that is not plain data, replayed as its recorded truth only (MBPP's `assert f(x)` on a
+    re.Match): it equals nothing, and any other use of it fails the sample."""
+
+    __slots__ = ("_truth", "_what")
+
+    def __init__(self, truth: bool, what: str) -> None:
+        object.__setattr__(self, "_truth", truth)
+        object.__setattr__(self, "_what", what)
+
+    def __bool__(self) -> bool:
+        return bool(object.__getattribute__(self, "_truth"))
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __ne__(self, other: object) -> bool:
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getattribute__(self, name: str) -> Any:
+        raise _NotPlain(f"returned an object that is not plain data ({object.__getattribute__(self, '_what')}), then used it")
+
+    def __repr__(self) -> str:
+        return f"<not plain data: {object.__getattribute__(self, '_what')}>"
+
+
+def replay_check(helpers: str, test: str, entry_point: str, calls: list[dict[str, Any]], seed: int = 0,
+                 opaque_truth: bool = False) -> tuple[Status, str]:
     """Re-run the trusted test program against the recorded calls; decides pass or fail.
 
-    Runs in the trusted process with pristine builtins; the sample contributes only plain data.
+    Runs in the trusted process with pristine builtins; the sample contributes only plain data
+    (`opaque_truth`: and, for a result that is not plain data, its recorded truth).
     """
     pending: dict[str, list[dict[str, Any]]] = {}
     for call in calls:
@@ -362,6 +396,8 @@ def replay_check(helpers: str, test: str, entry_point: str, calls: list[dict[str
         kind, payload = call["outcome"][0], call["outcome"][1]
         if kind == "ok":
             return plaindata.decode(payload)
+        if kind == "unplain" and opaque_truth and isinstance(call.get("truth"), bool):
+            return _Opaque(call["truth"], str(payload))
         if kind == "unplain":
             raise _NotPlain(f"returned an object that is not plain data ({payload})")
         raise _SampleRaised(payload)
@@ -387,8 +423,12 @@ def replay_check(helpers: str, test: str, entry_point: str, calls: list[dict[str
 
 @functools.lru_cache(maxsize=512)
 def _compiled(source: str, name: str) -> Any:
-    """Trusted benchmark code, compiled once per problem rather than once per sample."""
-    return compile(source, name, "exec")
+    """Trusted benchmark code, compiled once per problem rather than once per sample (MBPP's regexes in plain
+    strings warn about their escapes: nothing to tell the user per sample)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return compile(source, name, "exec")
 
 
 def _apply_mutation(args: tuple[Any, ...], after: list[Any]) -> None:
@@ -401,7 +441,7 @@ def _apply_mutation(args: tuple[Any, ...], after: list[Any]) -> None:
             current.update(new)
 
 
-def judge_program(run: DriverRun, helpers: str, test: str, entry_point: str, seed: int = 0) -> Verdict:
+def judge_program(run: DriverRun, helpers: str, test: str, entry_point: str, seed: int = 0, opaque_truth: bool = False) -> Verdict:
     """Verdict for a test-program run: the sandbox must finish cleanly and the trusted replay must pass."""
     if run.report is None:
         status, message = _early_end(run)
@@ -422,7 +462,7 @@ def judge_program(run: DriverRun, helpers: str, test: str, entry_point: str, see
         else:
             status = Status.FAILED
         return _finish(status, message, run, [TestDetail(name="check", status=status, message=message)])
-    status, message = replay_check(helpers, test, entry_point, calls, seed)
+    status, message = replay_check(helpers, test, entry_point, calls, seed, opaque_truth)
     cpu = run.report.get("cpu")
     return _finish(status, message, run, [TestDetail(name="check", status=status, message=message, duration_s=cpu)])
 

@@ -290,6 +290,11 @@ def run_program(job: dict[str, Any], report: dict[str, Any], nonce: bytes) -> No
             emit(nonce, "call", {"args": before, "outcome": [_kind(exc), describe(exc)], "cpu": _cpu() - start})
             raise
         entry: dict[str, Any] = {"args": before, "outcome": _encode_or_refuse(result), "cpu": _cpu() - start}
+        if entry["outcome"][0] == "unplain" and job.get("sees_sample"):
+            try:  # noqa: SIM105 (MBPP's `assert f(x)` on a re.Match: only the truth of such a result can be replayed)
+                entry["truth"] = builtins.bool(result)
+            except BaseException:
+                pass
         try:
             after = plaindata.encode([list(args), kwargs])
             if after != before:
@@ -299,7 +304,11 @@ def run_program(job: dict[str, Any], report: dict[str, Any], nonce: bytes) -> No
         emit(nonce, "call", entry)
         return result
 
-    namespace = test_namespace(job.get("helpers", ""), report.pop("namespace"), job.get("seed", 0))
+    fallback = report.pop("namespace")
+    # MBPP's asserts use the sample's own names (its classes, its imports): "sees_sample" gives them the
+    # sample's globals with pristine builtins, as a prompt that is only a signature does.
+    helpers = "raise NameError" if job.get("sees_sample") else job.get("helpers", "")
+    namespace = test_namespace(helpers, fallback, job.get("seed", 0))
     # Some tests call the function by its own name (HumanEval/33 compares it with itself): that
     # must be the sample too, and recorded like any other call.
     namespace[job["entry_point"]] = candidate
