@@ -138,3 +138,16 @@ def test_a_match_object_counts_by_its_truth_only(tmp_path: Path, data_dir: Path)
     }
     _, verdicts = _evaluate(tmp_path, data_dir, "mbpp-sanitized", [{"task_id": t, "solution": c, "note": n} for n, (t, c) in rows.items()])
     assert {n: verdicts[n]["status"] for n in rows} == {"right_match": "passed", "always_truthy": "failed", "used_otherwise": "failed"}
+
+
+def test_assay_benchmarks_lists_every_benchmark_with_its_size_languages_and_licence() -> None:
+    from assay.benchmarks import benchmark_names
+
+    result = runner.invoke(cli.app, ["benchmarks"])
+    assert result.exit_code == 0, result.output
+    lines = {line.split()[0]: line for line in result.output.splitlines()[1:] if line.strip()}
+    assert set(lines) == set(benchmark_names())
+    assert lines["mbpp-sanitized"].split(None, 1)[1] == "427 | Python | CC BY 4.0 (Google)"
+    assert "| rs |" in lines["multipl-e/mbpp-rs"]
+    unknown = [name for name, line in lines.items() if "? | ?" in line]
+    assert not unknown, f"add these to assay.benchmarks.ABOUT: {unknown}"

@@ -43,6 +43,43 @@ for _plus in ("humaneval-plus", "mbpp-plus"):
         REGISTRY[f"{_plus}/{_lang}"] = ("assay.benchmarks.plus_languages", "load_plus_language", {"plus": _plus, "lang": _lang})
 
 
+# What `assay benchmarks` shows without loading anything: a name, or the family before its "/", maps to
+# (problems, languages, licence of the data). Sizes are the data's as Assay loads it.
+ABOUT: dict[str, tuple[str, str, str]] = {
+    "humaneval": ("164", "Python", "MIT (OpenAI)"),
+    "humaneval-plus": ("164", "Python", "Apache-2.0 (EvalPlus)"),
+    "humaneval-plus-mini": ("164", "Python", "Apache-2.0 (EvalPlus)"),
+    "humaneval-plus-noextreme": ("164", "Python", "Apache-2.0 (EvalPlus)"),
+    "mbpp-plus": ("378", "Python", "Apache-2.0 (EvalPlus)"),
+    "mbpp-plus-noextreme": ("378", "Python", "Apache-2.0 (EvalPlus)"),
+    "mbpp": ("974", "Python", "CC BY 4.0 (Google)"),
+    "mbpp-test": ("500", "Python", "CC BY 4.0 (Google)"),
+    "mbpp-challenge": ("974", "Python", "CC BY 4.0 (Google)"),
+    "mbpp-paper": ("974", "Python", "CC BY 4.0 (Google)"),
+    "mbpp-sanitized": ("427", "Python", "CC BY 4.0 (Google)"),
+    "mbpp-sanitized-test": ("257", "Python", "CC BY 4.0 (Google)"),
+    "mbpp-sanitized-paper": ("427", "Python", "CC BY 4.0 (Google)"),
+    "swift-suite": ("36", "Swift", "Assay's own"),
+    "humaneval-x/": ("164 a language", "the one named", "Apache-2.0 (THUDM/CodeGeeX)"),
+    "cruxeval-i": ("800", "Python", "MIT (facebookresearch/cruxeval)"),
+    "cruxeval-o": ("800", "Python", "MIT (facebookresearch/cruxeval)"),
+    "classeval": ("100 classes, 410 methods", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
+    "multipl-e": ("~161 (HumanEval) / ~397 (MBPP) a language", "the one named", "BSD-3-Clause with a machine-learning clause"),
+    "humaneval-plus/": ("up to 164 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),
+    "mbpp-plus/": ("up to 378 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),
+}
+
+
+def about(name: str) -> tuple[str, str, str]:
+    """(problems, languages, licence) of a registered benchmark, as far as Assay records it."""
+    family, _, rest = name.partition("/")
+    for key in (name, family + "/", family):
+        if key in ABOUT:
+            size, languages, licence = ABOUT[key]
+            return size, rest.rsplit("-", 1)[-1] if languages == "the one named" else languages, licence
+    return ("?", "?", "?")
+
+
 def benchmark_names() -> list[str]:
     """All registered benchmark names."""
     return sorted(REGISTRY)

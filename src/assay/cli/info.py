@@ -94,11 +94,14 @@ def benchmarks(
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Downloads and cached results.")] = None,
 ) -> None:
     """List the benchmarks Assay knows (--details: what each holds, language by language)."""
-    from assay.benchmarks import UnknownBenchmark, benchmark_names
+    from assay.benchmarks import UnknownBenchmark, about, benchmark_names
 
     if not details:
-        for name in benchmark_names():
-            console.print(name)
+        rows = [(name, *about(name)) for name in benchmark_names()]
+        width = max(len(r[0]) for r in rows)
+        print(f"{'benchmark':<{width}}  problems | languages | licence")
+        for name, size, languages, licence in rows:
+            print(f"{name:<{width}}  {size} | {languages} | {licence}")
         return
     from assay.benchmarks import details as bench_details
     from assay.benchmarks.plus_languages import benchmark_names as plus_names
