@@ -97,10 +97,10 @@ def benchmarks(
     from assay.benchmarks import UnknownBenchmark, about, benchmark_names
 
     if not details:
-        rows = [(name, *about(name)) for name in benchmark_names()]
-        width = max(len(r[0]) for r in rows)
+        listing = [(name, *about(name)) for name in benchmark_names()]
+        width = max(len(r[0]) for r in listing)
         print(f"{'benchmark':<{width}}  problems | languages | licence")
-        for name, size, languages, licence in rows:
+        for name, size, languages, licence in listing:
             print(f"{name:<{width}}  {size} | {languages} | {licence}")
         return
     from assay.benchmarks import details as bench_details
