@@ -190,6 +190,14 @@ def extract_instruct(reply: str, language: str, entry_point: str | None, prompt:
     return Extracted(_python_program(_norm(prompt), code, entry_point), "full_program", "+".join([*how, "no_entry_point"]))
 
 
+def last_fenced_block(reply: str) -> str:
+    """LiveCodeBench's extraction (lcb_runner/utils/extraction_utils.py): the lines between the last two lines
+    that hold a ``` fence, as they are; "" when there are fewer than two."""
+    lines = reply.split("\n")
+    fences = [i for i, line in enumerate(lines) if "```" in line]
+    return "\n".join(lines[fences[-2] + 1 : fences[-1]]) if len(fences) >= 2 else ""
+
+
 def sanitize_python(code: str, entry_point: str | None) -> str:
     """Keep imports and the entry point's dependency closure of top-level defs; drop tests, prints and mains."""
     code = _norm(code)

@@ -102,6 +102,8 @@ def price_of(prices: dict[str, dict[str, float]], backend: str, model: str, usag
 
 def code_of(problem: Problem, text: str, style: str, stops: tuple[str, ...]) -> tuple[str | None, str | None, str]:
     """(completion, solution, how): the code a reply stands for, continuing the prompt or replacing it."""
+    if problem.extract == "last-fence":  # LiveCodeBench's own rule: the last fenced block (a base model's reply: all of it)
+        return None, (text.strip() if style == "completion" else extract.last_fenced_block(text)), f"{problem.extract}:{style}"
     if style == "completion":
         got = extract.extract_completion(text, problem.language, problem.prompt, stops or None)
     else:

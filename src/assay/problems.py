@@ -86,7 +86,9 @@ class CaseTests:
     oracle: str | None = None  # name of a special comparison rule (see assay.oracles)
     kind: Literal["cases"] = "cases"
     signature: Signature | None = None
-    rule: Literal["evalplus", "exact"] = "evalplus"
+    # "stdio": each case is (stdin text,) -> expected stdout, compared by LiveCodeBench's rules; "call": JSON
+    # arguments -> a JSON value, the entry point a method of `Solution` if the program has one (assay.judging.stdio).
+    rule: Literal["evalplus", "exact", "stdio", "call"] = "evalplus"
     reference: tuple[str, str] | None = None
     program: ProgramTests | None = None
     left_out: tuple[tuple[str, int], ...] = ()  # (reason, count) of inputs this language cannot represent
@@ -111,6 +113,9 @@ class Problem:
     reference_is_program: bool = False  # the reference is a whole program, not a completion of the prompt (hand-written suites)
     prompt_is_instruction: bool = False  # the prompt is a task in prose for a chat model, not code to continue
     compile_flags: tuple[str, ...] = ()  # passed to the compiler of every program of this problem (a suite's benchmark.yaml)
+    system: str = ""  # the benchmark's own system message for chat models (LiveCodeBench's); "" for none
+    # How a chat reply's code is taken: "" Assay's extraction; "last-fence": the reply's last fenced block, as it is (LiveCodeBench's).
+    extract: str = ""
     # Preconditions on the inputs (EvalPlus's `$_CONTRACT_$` asserts, indented as the reference's body): a
     # generated input the reference with these in front of its body rejects is not a valid test.
     contract: str = ""
@@ -153,6 +158,7 @@ class Benchmark:
     content_hash: str  # sha256 of the data the problems were read from
     source: str  # file path or URL
     problems: dict[str, Problem]
+    window: str = ""  # the release-date window its problems were chosen by ("2024-01-01..2024-06-30"; assay.benchmarks.window), "" for all
 
 
 @dataclass

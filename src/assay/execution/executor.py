@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assay import __version__, values
-from assay.execution.jobs import JudgeJob, LanguageCases, LanguageProgram, Plan, PythonCases, PythonGivenCases, PythonProgram, Skip, run_job
+from assay.execution.jobs import JudgeJob, LanguageCases, LanguageProgram, Plan, PythonCases, PythonGivenCases, PythonIO, PythonProgram, Skip, run_job
 from assay.execution.labels import Expected, Labeller
 from assay.execution.schedulers import LocalScheduler, Scheduler, SchedulerFactory
 from assay.judging.cases import CasePlan, plan_for
@@ -176,6 +176,9 @@ class Executor:
     def plan(self, problem: Problem) -> tuple[Problem, Plan]:
         """How a problem's programs are judged: which path, the expected outputs, and the limits."""
         s = self.settings
+        if isinstance(problem.tests, CaseTests) and problem.tests.rule in ("stdio", "call"):  # LiveCodeBench's (assay.judging.stdio)
+            timeout = s.timeout if s.timeout is not None else 6.0
+            return problem, PythonIO(timeout, self._limits(timeout, 1e6))
         if isinstance(problem.tests, ProgramTests) and problem.tests.runner != Runner.CHECK:
             return self.language_program_plan(problem)
         if isinstance(problem.tests, ProgramTests):

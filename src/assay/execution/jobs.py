@@ -63,13 +63,21 @@ class LanguageProgram:
 
 
 @dataclass(frozen=True)
+class PythonIO:
+    """Stdin/stdout or call cases (LiveCodeBench's): the program's output comes back, the trusted side compares."""
+
+    timeout: float  # CPU seconds per test
+    limits: SandboxLimits
+
+
+@dataclass(frozen=True)
 class Skip:
     """Nothing to run here (no plugin for the language): the verdict is `skipped`."""
 
     message: str
 
 
-Plan = PythonProgram | PythonCases | PythonGivenCases | LanguageCases | LanguageProgram | Skip
+Plan = PythonProgram | PythonCases | PythonGivenCases | PythonIO | LanguageCases | LanguageProgram | Skip
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,10 @@ def run_job(job: JudgeJob, sandbox: Sandbox) -> Verdict:
         return py.judge_cases(py.run_driver(sandbox, driver_job, plan.limits), plan.judging)
     if isinstance(plan, PythonGivenCases):
         return py.judge_given_cases(sandbox, problem, code, plan.timeout, plan.limits)
+    if isinstance(plan, PythonIO):
+        from assay.judging.stdio import judge_io
+
+        return judge_io(sandbox, problem, code, plan.timeout, plan.limits)
     try:
         language = get_language(problem.language)
     except UnknownLanguage as exc:

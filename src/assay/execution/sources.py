@@ -135,6 +135,7 @@ def generation_identity(benchmark: Benchmark, model: ModelAPI, template: PromptT
         "kind": "model",
         "benchmark": benchmark.name,
         "benchmark_hash": benchmark.content_hash,
+        **({"window": benchmark.window} if benchmark.window else {}),  # another --since/--until is another run
         "model": describe,
         "template": template.to_json()["sha256"],
         "sampling": sampling,

@@ -42,6 +42,7 @@ class BenchmarkInfo:
     version: str
     content_hash: str
     n_problems: int | None = None
+    window: str = ""  # the release-date window (--since/--until) the run's problems were chosen by
 
 
 @dataclass(frozen=True)
@@ -250,7 +251,7 @@ def load_run(
     finally:
         store.close()
     b = config["benchmark"]
-    info = BenchmarkInfo(str(b.get("name")), str(b.get("version")), str(b.get("content_hash")), b.get("n_problems"))
+    info = BenchmarkInfo(str(b.get("name")), str(b.get("version")), str(b.get("content_hash")), b.get("n_problems"), str(b.get("window") or ""))
     model, kind = model_name(config, run_dir)
     if not results:
         raise ReportError(f"{run_dir} has no samples (benchmark {info.name}, model {model}): nothing to report; run or resume it first")
