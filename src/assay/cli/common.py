@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from assay.execution import JudgeSettings
     from assay.execution.pipeline import RunOutcome
+    from assay.execution.schedulers import SchedulerFactory
     from assay.execution.sources import SampleSource
     from assay.problems import Benchmark
     from assay.sandbox import Sandbox
@@ -33,7 +34,7 @@ console = Console()
 err = Console(stderr=True)
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Print a one-line error and exit with status 2 (the message is text, not markup: `assay[vllm]` stays)."""
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
@@ -69,6 +70,27 @@ WallOpt = Annotated[float | None, typer.Option("--wall-timeout", help="Wall-cloc
 
 SinceOpt = Annotated[str | None, typer.Option("--since", help="Only problems released on or after this day (YYYY-MM-DD; dated benchmarks: livecodebench).")]
 UntilOpt = Annotated[str | None, typer.Option("--until", help="Only problems released on or before this day (YYYY-MM-DD).")]
+SchedulerOpt = Annotated[str, typer.Option("--scheduler", help="What runs the judge jobs: local (a pool of sandboxes here) or ray (tasks on a Ray cluster).")]
+RayAddressOpt = Annotated[str | None, typer.Option("--ray-address", envvar="RAY_ADDRESS", help="With --scheduler ray: the cluster's head, HOST:PORT "
+                                                    "(default: a Ray started here for this run).")]
+
+
+def scheduler_for(name: str, address: str | None) -> SchedulerFactory:
+    """The scheduler factory --scheduler names, or a one-line error (an unknown name, Ray not installed)."""
+    from assay.execution.schedulers import LocalScheduler
+
+    if name == "local":
+        if address:
+            fail("--ray-address needs --scheduler ray")
+        return LocalScheduler
+    if name != "ray":
+        fail(f"unknown --scheduler {name!r}; choose local or ray")
+    from assay.execution.ray_scheduler import RayUnavailable, ray_scheduler
+
+    try:
+        return ray_scheduler(address)
+    except RayUnavailable as exc:
+        fail(str(exc))
 
 
 def windowed(bench: Benchmark, since: str | None, until: str | None) -> Benchmark:
@@ -238,11 +260,12 @@ def show(result: Evaluation, name: str, elapsed: float, out: Console | None = No
 
 
 def execute(bench: Benchmark, source: SampleSource, run_dir: Path, sandbox: Sandbox | None, *, plain: bool, ks: list[int], settings: JudgeSettings,
-            workers: int | None, cache: Path, use_cache: bool) -> tuple[RunOutcome, float]:
+            workers: int | None, cache: Path, use_cache: bool, scheduler: SchedulerFactory | None = None) -> tuple[RunOutcome, float]:
     """Run a source through the pipeline with progress, for every command that runs one (evaluate,
     run, generate). What stops a run ends here, each with one line: a run directory of another run or
     a refusing server (status 2), Ctrl-C (130, with how to resume: everything stored is kept)."""
     from assay.execution import pipeline
+    from assay.execution.ray_scheduler import RayUnavailable
     from assay.generation import GenerationAborted
     from assay.prompts import TemplateError
     from assay.store import RunStoreError
@@ -251,8 +274,8 @@ def execute(bench: Benchmark, source: SampleSource, run_dir: Path, sandbox: Sand
     started = time.monotonic()
     try:
         outcome = pipeline.run(bench, source, run_dir, sandbox=sandbox, ks=ks, settings=settings, workers=workers,
-                               cache_dir=cache, use_cache=use_cache, progress=progress)
-    except (RunStoreError, GenerationAborted, TemplateError) as exc:
+                               cache_dir=cache, use_cache=use_cache, progress=progress, **({"scheduler": scheduler} if scheduler else {}))
+    except (RunStoreError, GenerationAborted, TemplateError, RayUnavailable) as exc:
         progress.stop()
         fail(str(exc))
     except KeyboardInterrupt:

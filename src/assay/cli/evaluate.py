@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from assay.cli.common import (
+    RayAddressOpt,
+    SchedulerOpt,
     SinceOpt,
     UntilOpt,
     WallOpt,
@@ -24,6 +26,7 @@ from assay.cli.common import (
     exit_if_nothing,
     fail,
     parse_ks,
+    scheduler_for,
     selected_ids,
     show,
     shown_name,
@@ -58,6 +61,8 @@ def evaluate(
                                                 "for the prompt style `completion` (continues the prompt) or `instruct` (a chat reply).")] = None,
     since: SinceOpt = None,
     until: UntilOpt = None,
+    scheduler: SchedulerOpt = "local",
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Run every sample in the sandbox against the benchmark's tests and score it.
 
@@ -105,7 +110,8 @@ def evaluate(
     sandbox = _sandbox_for(bench, allow_weak_sandbox)
     run_dir = run_dir or _default_eval_dir(bench.name, samples)
     outcome, elapsed = execute(bench, SamplesFile(rows, samples, bench), run_dir, sandbox, plain=plain, ks=ks,
-                               settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout), workers=workers, cache=cache, use_cache=not no_cache)
+                               settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout), workers=workers, cache=cache, use_cache=not no_cache,
+                               scheduler=scheduler_for(scheduler, ray_address))
     result = outcome.evaluation
     assert result is not None
     show(result, shown_name(bench), elapsed, out=err if to_stdout else console)

@@ -10,6 +10,8 @@ import typer
 from rich.markup import escape
 
 from assay.cli.common import (
+    RayAddressOpt,
+    SchedulerOpt,
     SinceOpt,
     UntilOpt,
     WallOpt,
@@ -23,6 +25,7 @@ from assay.cli.common import (
     exit_if_nothing,
     fail,
     parse_ks,
+    scheduler_for,
     selected_ids,
     show,
     shown_name,
@@ -34,6 +37,7 @@ from assay.cli.common import (
 
 if TYPE_CHECKING:
     from assay.execution.pipeline import RunOutcome
+    from assay.execution.schedulers import SchedulerFactory
     from assay.generation import Traffic
     from assay.models import ModelSpec
     from assay.models.base import GenerateConfig, ModelAPI
@@ -173,12 +177,13 @@ def run(
     plain: Annotated[bool, typer.Option("--plain", help="Plain progress lines instead of progress bars.")] = False,
     wall_timeout: WallOpt = None,
     since: SinceOpt = None, until: UntilOpt = None,
+    scheduler: SchedulerOpt = "local", ray_address: RayAddressOpt = None,
 ) -> None:
     """Generate samples from a model and judge each one as it arrives; then score the run."""
     _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
                    max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
                    execute=True, k=k, json_out=json_out, no_cache=no_cache, workers=workers, timeout=timeout, wall_timeout=wall_timeout, allow_weak_sandbox=allow_weak_sandbox,
-                   since=since, until=until)
+                   since=since, until=until, scheduler=scheduler_for(scheduler, ray_address))
 
 
 def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p: float, max_tokens: int, stop: list[str] | None, seed: int | None, greedy: bool,
@@ -187,7 +192,7 @@ def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p
                    run_dir: Path | None, data_dir: Path | None, dataset_file: Path | None, cache_dir: Path | None, plain: bool,
                    *, execute: bool, output: Path | None = None, k: str = "1", json_out: Path | None = None, no_cache: bool = False, workers: int | None = None,
                    timeout: float | None = None, wall_timeout: float | None = None, allow_weak_sandbox: bool = False,
-                   since: str | None = None, until: str | None = None) -> None:
+                   since: str | None = None, until: str | None = None, scheduler: SchedulerFactory | None = None) -> None:
     from assay.execution import JudgeSettings
     from assay.execution.sources import ModelSamples
 
@@ -205,7 +210,7 @@ def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p
     run_dir = run_dir or _default_run_dir(bench.name, spec, config, tmpl)
     source = ModelSamples(api, tmpl, config, traffic, prices_path=prices, task_ids=ids)
     result, elapsed = run_pipeline(bench, source, run_dir, sandbox, plain=plain, ks=ks, settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout),
-                                   workers=workers, cache=cache, use_cache=not no_cache)
+                                   workers=workers, cache=cache, use_cache=not no_cache, scheduler=scheduler)
     _show_generation(result)
     if output is not None and result.samples_path is not None:
         output.parent.mkdir(parents=True, exist_ok=True)

@@ -375,6 +375,7 @@ class ProcessSandbox:
     def __init__(self, ro_binds: Sequence[str] = (), channel_bytes: int | None = None) -> None:
         # as root the run's uid must still reach the interpreter and toolchains (e.g. under /root)
         self._confinement = Confinement(reveal=python_dirs() + list(ro_binds))
+        self.ro_binds = tuple(ro_binds)  # what a cluster worker needs to make this sandbox again
         self._perl = find_tool("perl")
         missing = self._confinement.missing_tools() + ([] if self._perl else ["perl"])
         if missing:
