@@ -14,5 +14,5 @@ fi
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test]'
+.venv/bin/python -m pip install -q -e '.[test,classeval]'  # classeval: the packages ClassEval's tasks import
 echo "Assay installed: .venv/bin/assay"

@@ -28,6 +28,7 @@ class Runner(StrEnum):
     CHECK = "check"  # HumanEval's `check(candidate)`, replayed on the trusted side (Python only)
     SCRIPT = "script"  # MultiPL-E's shape: program = prompt + completion + tests, run by the language plugin
     UNITS = "units"  # a hand-written benchmark's unit tests, compiled with a harness by the language plugin
+    UNITTEST = "unittest"  # Python unittest classes in the sample's process, each test reported on the private channel (ClassEval)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class ProgramTests:
     # classes and imports, as upstream's exec(code + tests) does) instead of the prompt's; the trusted replay
     # sees the reference's.
     sees_sample: bool = False
+    test_classes: tuple[str, ...] = ()  # UNITTEST only: the unittest.TestCase classes to run, in order
 
 
 class _NoExpected:

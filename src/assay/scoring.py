@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.metrics import PassAtK, failure_breakdown, score_pass_at_k, status_counts
-from assay.problems import Benchmark, CaseTests, Status, Verdict, judged_as
+from assay.problems import Benchmark, CaseTests, ProgramTests, Runner, Status, Verdict, judged_as
 from assay.provenance import SCHEMA_VERSION
 from assay.samples import write_jsonl
 
@@ -47,6 +47,16 @@ def suite_flags(benchmark: Benchmark, task_id: str, verdict: Verdict) -> dict[st
     if isinstance(problem.tests, CaseTests) and has_plus_suite(benchmark):
         return base_and_plus(verdict)
     return {benchmark.name: verdict.passed}
+
+
+def method_flags(benchmark: Benchmark, task_id: str, verdict: Verdict) -> dict[str, bool]:
+    """ClassEval's method-level score: each unittest class of a problem run by the unittest runner is a problem
+    of its own (`<task>::<class>`), passed when its `class:<name>` test did; {} for any other problem."""
+    tests = benchmark.problems[task_id].tests
+    if not isinstance(tests, ProgramTests) or tests.runner != Runner.UNITTEST:
+        return {}
+    passed = {t.name for t in verdict.tests if t.status is Status.PASSED}
+    return {f"{task_id}::{c}": f"class:{c}" in passed for c in tests.test_classes}
 
 
 def inferred_flags(verdict: Verdict, name: str, split: bool) -> dict[str, bool]:
@@ -131,6 +141,8 @@ def score_run(
         if verdict.status is not Status.SKIPPED:  # no toolchain here: not a failure, not scored
             for label, ok in flags.items():
                 (apart if task_id in defects else per_label).setdefault(label, {}).setdefault(task_id, []).append(ok)
+            for key, ok in method_flags(benchmark, task_id, verdict).items():
+                (apart if task_id in defects else per_label).setdefault(f"{benchmark.name} (methods)", {}).setdefault(key, []).append(ok)
         statuses.append(verdict.status.value)
         per_language.setdefault(benchmark.problems[task_id].language, []).append(verdict.status.value)
         row: dict[str, Any] = {"task_id": task_id, **extra}
@@ -178,6 +190,6 @@ def score_run(
         program_judged={pid: why for pid in sorted({r["task_id"] for r in rows}) for kind, why in [judged_as(benchmark.problems[pid])]
                         if kind == "program-judged"},
         defective_scores={label: score_pass_at_k(results, ks) for label, results in apart.items()},
-        n_problems=len({t for results in per_label.values() for t in results}),
+        n_problems=len({t for label, results in per_label.items() if not label.endswith(" (methods)") for t in results}),
         n_problems_total=len(benchmark.problems),
     )

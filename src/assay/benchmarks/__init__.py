@@ -30,6 +30,7 @@ REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
     "mbpp-sanitized-test": ("assay.benchmarks.mbpp", "load_mbpp", {"sanitized": True, "split": "test"}),
     "mbpp-sanitized-paper": ("assay.benchmarks.mbpp", "load_mbpp", {"sanitized": True, "style": "paper"}),
     "swift-suite": ("assay.benchmarks.directory", "load_directory", {"shipped_name": "swift-suite"}),
+    "classeval": ("assay.benchmarks.classeval", "load_classeval", {}),
 }
 # MultiPL-E: multipl-e/humaneval-swift, multipl-e/mbpp-rs, ... (one line per language would be 48 lines).
 for _source in ("humaneval", "mbpp"):

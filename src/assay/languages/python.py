@@ -20,7 +20,7 @@ from assay import values
 from assay.languages import plaindata
 from assay.languages.python_driver import _private_random_importer
 from assay.oracles import compare_output
-from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict
+from assay.problems import CaseTests, Problem, Runner, Status, TestDetail, Verdict
 from assay.sandbox.base import Sandbox, SandboxLimits, SandboxResult
 from assay.values import Type
 
@@ -524,6 +524,10 @@ class Python(_Language):
         if isinstance(problem.tests, CaseTests):
             per_case = (limits or self.limits).run_cpu
             return judge_given_cases(sandbox, problem, code, per_case, SandboxLimits(memory_bytes=4 * 1024**3, processes=64))
+        if problem.tests.runner == Runner.UNITTEST:
+            from assay.languages.python_unittest import judge_unittest_program
+
+            return judge_unittest_program(sandbox, problem, code, limits or self.limits)
         return super().judge(sandbox, problem, code, limits)
 
     def render_value(self, value: Any, t: Type) -> str:

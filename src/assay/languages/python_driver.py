@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from assay.languages import plaindata
-elif __name__ == "__main__":
+elif __name__ in ("__main__", "driver"):  # in the sandbox: run, or imported by the unittest runner
     # Inside the sandbox plaindata.py sits next to this file; -I keeps that directory off sys.path,
     # so append it (last, so the standard library wins).
     sys.path.append(os.path.dirname(os.path.abspath(__file__)))
@@ -63,41 +63,82 @@ _BLOCKED_EVENTS = frozenset(
 
 _LIBRARY_DIRS = (os.path.dirname(os.__file__),)  # the standard library; main() adds site-packages
 # Library code that returns frames to its caller: the way a sample would get at them.
-_FRAME_GADGETS = ("inspect.py", "traceback.py")
-_getframe = sys._getframe
-_guard = threading.local()
-_library_dirs: list[tuple[str, ...]] = [_LIBRARY_DIRS]
+_FRAME_GADGETS = ("inspect.py", "traceback.py", "logging/__init__.py")
+# Compiling or unmarshalling code under a library file's name would make it pass for library code; only
+# the import system may (it compiles and loads library modules under their own names).
+_CODE_EVENTS = frozenset({"compile", "marshal.loads", "marshal.load"})
 
 
-def _library_caller() -> bool:
-    """Whether the code that called sys._getframe is installed library code (not a frame gadget)."""
-    _guard.busy = True
-    try:
-        filename = _getframe(2).f_code.co_filename  # 0: this, 1: the hook, 2: sys._getframe's caller
-    finally:
-        _guard.busy = False
-    return filename.startswith(_library_dirs[0]) and not filename.endswith(_FRAME_GADGETS)
+def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...] = (),
+                    strict: bool = False) -> Callable[[str, tuple[Any, ...]], None]:
+    """The audit hook, as a closure over private references: a sample that rebinds builtins (getattr,
+    isinstance), the driver module's globals or sys._getframe cannot switch it off. `driver_files` are
+    the driver's own sources: their code may introspect, and nothing may later be compiled under their names.
+    `strict` (the unittest runner's rules): the sample's own code may not set the audited attributes either (a
+    function's __code__, __defaults__, a class's __bases__...), as the runner's guards are functions it could
+    rewrite; nor import signal or _signal afresh (the runner took their signal(): a handler gets the frame it interrupts)."""
+    getframe, get_ident, isinstance_, str_, error = sys._getframe, threading.get_ident, isinstance, str, RuntimeError
+    blocked, gadgets, code_events = _BLOCKED_EVENTS, _FRAME_GADGETS, _CODE_EVENTS
+    frame_attributes = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+    busy: set[int] = set()  # threads in the hook's own look-up of its caller
+    add, discard = busy.add, busy.discard
 
+    def caller_file(depth: int) -> str:
+        me = get_ident()
+        add(me)
+        try:
+            return str_(getframe(depth).f_code.co_filename)  # 0: this, 1: the hook, 2: the audited call's caller
+        finally:
+            discard(me)
 
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if getattr(_guard, "busy", False):
-        return  # the hook's own look-up of its caller (this thread only)
-    if event in ("sys._getframe", "object.__getattr__"):
-        # namedtuple, Enum, TypeVar, dataclasses, decimal, logging, numpy... look up their caller's
-        # module this way; the sample's own code, and library functions that hand frames back, may not.
-        if _library_caller():
+    def audit(event: str, args: tuple[Any, ...]) -> None:
+        if get_ident() in busy:
             return
-        raise RuntimeError(f"blocked by the Assay sandbox: {event}")
-    if event in _BLOCKED_EVENTS or event.startswith("ctypes."):
-        raise RuntimeError(f"blocked by the Assay sandbox: {event}")
-    if (
-        event == "open"
-        and args
-        and isinstance(args[0], str)
-        and args[0].startswith("/proc/")
-        and (args[0].endswith(("/mem", "/maps", "/environ", "/pagemap")) or "/map_files" in args[0])
-    ):
-        raise RuntimeError("blocked by the Assay sandbox: open " + args[0])
+        if event in ("sys._getframe", "object.__getattr__"):
+            # namedtuple, Enum, TypeVar, dataclasses, decimal, logging, numpy... look up their caller's
+            # module this way; the sample's own code, and library functions that hand frames back, may not.
+            filename = caller_file(2)
+            if filename in driver_files or (filename.startswith(library_dirs) and (
+                    not filename.endswith(gadgets) or (event == "object.__getattr__" and len(args) > 1 and args[1] not in frame_attributes))):
+                return  # a gadget may still read a __code__ (numpy 2.4's import does, through inspect), not a frame
+            raise error(f"blocked by the Assay sandbox: {event}")
+        if strict and event == "import" and args and args[0] in ("signal", "_signal"):
+            raise error(f"blocked by the Assay sandbox: importing {args[0]} again")
+        if strict and event in ("object.__setattr__", "object.__delattr__"):
+            filename = caller_file(2)
+            if filename.startswith(library_dirs) or filename.startswith("<frozen ") or filename in driver_files:
+                return  # library code, and extension modules as they are imported (pybind11 aborts the process on a refusal)
+            raise error(f"blocked by the Assay sandbox: {event} {args[1]!r}" if len(args) > 1 else f"blocked by the Assay sandbox: {event}")
+        if event in code_events:
+            name: Any = args[1] if event == "compile" and len(args) > 1 else None
+            if event == "compile" and not (isinstance_(name, str_) and (name.startswith(library_dirs) or name in driver_files)):
+                return
+            if caller_file(2).startswith("<frozen importlib") and name not in driver_files:
+                return
+            raise error(f"blocked by the Assay sandbox: {event} of library code outside the import system")
+        if event == "code.__new__" and len(args) > 1 and isinstance_(args[1], str_) and not (
+                args[1].startswith(library_dirs) or args[1] in driver_files) and caller_file(2).startswith(library_dirs):
+            return  # library code making code objects (gensim's import does), under a name that is not a library file's
+        if event in blocked or event.startswith("ctypes."):
+            raise error(f"blocked by the Assay sandbox: {event}")
+        if (
+            event == "open"
+            and args
+            and isinstance_(args[0], str_)
+            and args[0].startswith("/proc/")
+            and (args[0].endswith(("/mem", "/maps", "/environ", "/pagemap")) or "/map_files" in args[0])
+        ):
+            raise error("blocked by the Assay sandbox: open " + args[0])
+
+    return audit
+
+
+def disarm_frame_gadgets() -> None:
+    """logging.currentframe hands its caller's frame back (a gadget, now blocked): logging copes with None
+    (the record says "(unknown file)"), so a sample's logging calls still work."""
+    import logging
+
+    logging.currentframe = lambda: None  # type: ignore[assignment,return-value]
 
 
 class CaseTimeout(BaseException):
@@ -336,10 +377,10 @@ def main() -> None:
     for path in job.get("sys_path", []):
         if path not in sys.path:
             sys.path.append(path)
-    _library_dirs[0] = _LIBRARY_DIRS + tuple(job.get("sys_path", []))
     signal.signal(signal.SIGPROF, _on_sigprof)
     report = {"load_limit": job.get("load_limit", 10.0)}
-    sys.addaudithook(_audit)
+    disarm_frame_gadgets()
+    sys.addaudithook(make_audit_hook(_LIBRARY_DIRS + tuple(job.get("sys_path", []))))
     try:
         if job["mode"] == "cases":
             run_cases(job, report, nonce)
