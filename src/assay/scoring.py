@@ -151,11 +151,13 @@ def score_run(
         if completion is not None:
             row["completion"] = completion
         judged, why = judged_as(benchmark.problems[task_id])
+        defect_tags = [t for t in benchmark.problems[task_id].tags if t.startswith("defect:")]  # the benchmark's known defects
         row.update(
             {
                 "sample_index": idx,
                 "judged": judged,
                 **({"judged_why": why} if why else {}),
+                **({"defect_tags": defect_tags} if defect_tags else {}),
                 "passed": verdict.passed,
                 "result": verdict.message,
                 "status": verdict.status.value,

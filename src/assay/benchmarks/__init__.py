@@ -30,6 +30,9 @@ REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
     "mbpp-sanitized-test": ("assay.benchmarks.mbpp", "load_mbpp", {"sanitized": True, "split": "test"}),
     "mbpp-sanitized-paper": ("assay.benchmarks.mbpp", "load_mbpp", {"sanitized": True, "style": "paper"}),
     "swift-suite": ("assay.benchmarks.directory", "load_directory", {"shipped_name": "swift-suite"}),
+    "mbxp/swift": ("assay.benchmarks.mxeval", "load_mxeval", {"dataset": "mbxp"}),
+    "multi-humaneval/swift": ("assay.benchmarks.mxeval", "load_mxeval", {"dataset": "multi-humaneval"}),
+    "humaneval-xl/swift": ("assay.benchmarks.mxeval", "load_mxeval", {"dataset": "humaneval-xl"}),
     "classeval": ("assay.benchmarks.classeval", "load_classeval", {}),
 }
 # MultiPL-E: multipl-e/humaneval-swift, multipl-e/mbpp-rs, ... (one line per language would be 48 lines).
@@ -65,6 +68,9 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "mbpp-sanitized-test": ("257", "Python", "CC BY 4.0 (Google)"),
     "mbpp-sanitized-paper": ("427", "Python", "CC BY 4.0 (Google)"),
     "swift-suite": ("36", "Swift", "Assay's own"),
+    "mbxp/swift": ("966", "Swift", "CC BY 4.0 (amazon-science/mxeval)"),
+    "multi-humaneval/swift": ("161", "Swift", "MIT (amazon-science/mxeval)"),
+    "humaneval-xl/swift": ("80", "Swift", "MIT (FloatAI/humaneval-xl)"),
     "humaneval-x/": ("164 a language", "the one named", "Apache-2.0 (THUDM/CodeGeeX)"),
     "cruxeval-i": ("800", "Python", "MIT (facebookresearch/cruxeval)"),
     "cruxeval-o": ("800", "Python", "MIT (facebookresearch/cruxeval)"),

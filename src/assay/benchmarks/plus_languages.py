@@ -38,9 +38,12 @@ def benchmark_names() -> list[str]:
 
 
 def python_id(source: str, multipl_e_id: str) -> str:
-    """MultiPL-E's problem name -> EvalPlus's task id: HumanEval_12_longest -> HumanEval/12, mbpp_3_x -> Mbpp/3."""
-    number = multipl_e_id.split("_")[1]
-    return f"HumanEval/{number}" if source == "humaneval" else f"Mbpp/{number}"
+    """MultiPL-E's problem name -> EvalPlus's task id: HumanEval_12_longest -> HumanEval/12, mbpp_3_x -> Mbpp/3.
+    Another benchmark's id (HumanEval-XL's swift/0, which renumbers) is its own: it names no EvalPlus task."""
+    parts = multipl_e_id.split("_")
+    if len(parts) < 2 or not parts[1].isdigit():
+        return multipl_e_id
+    return f"HumanEval/{parts[1]}" if source == "humaneval" else f"Mbpp/{parts[1]}"
 
 
 def load_plus_language(plus: str, lang: str, *, data_dir: Path | None = None, cache_dir: Path | None = None, path: Path | None = None) -> Benchmark:

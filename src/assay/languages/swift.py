@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.languages import swift_cases, swift_units
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, PhaseLimits, Toolchain, ToolchainMissing, build_failure, run_failure
+from assay.languages.base import ASSERT_EXIT, BraceLanguage, PhaseLimits, Toolchain, ToolchainMissing, brace_depth, build_failure, run_failure
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, Runner, Status, TestDetail, Verdict, test_program
@@ -93,6 +93,23 @@ class Swift(BraceLanguage):
             return head + sep + ASSERT_SHIM + rest + f'\nprint("{marker}")\n'
         return ASSERT_SHIM + tests + f'\nprint("{marker}")\n'
 
+    def as_completion(self, problem: Problem, code: str) -> str:
+        """As BraceLanguage splices, and for tests that do not begin by closing the function (mxeval's: the
+        completion closes it): a continuation that closes it is kept whole (helpers after it too), and a
+        spliced reply gets its closing brace back."""
+        if test_program(problem).code.lstrip().startswith("}"):
+            return super().as_completion(problem, code)
+        if code.startswith(problem.prompt) and brace_depth(code[len(problem.prompt) :], self.line_comment) < 0:
+            return code
+        spliced = super().as_completion(problem, code)
+        if spliced.startswith(problem.prompt) and brace_depth(spliced[len(problem.prompt) :], self.line_comment) >= 0:
+            spliced += "\n}\n"
+        return spliced
+
+    def equal(self, actual: Any, expected: Any, t: Type, hint: str) -> bool:
+        """Swift's `==` (see swift_cases.swift_equal): under AnyHashable, true is not 1."""
+        return swift_cases.swift_equal(actual, expected)
+
     # ------------------------------------------------------------ cases (judged on the trusted side)
 
     def test_calls(self, tests: str) -> list[tuple[str, str]] | None:
@@ -126,7 +143,7 @@ class Swift(BraceLanguage):
         prompt's function and defines MultiPL-E's `==` for arrays of tuples), then the case harness."""
         assert isinstance(problem.tests, CaseTests) and problem.tests.signature is not None
         tests = test_program(problem).code
-        first = re.search(r"^assert\(", tests, re.M)
+        first = re.search(r"^(?:assert\(|var arg\d)", tests, re.M)  # mxeval's cases begin with their `var argNK` lines
         prefix = tests[: first.start()] if first else tests
         harness = swift_cases.case_harness(problem.tests.signature.returns, calls, module=Swift.has_support("ASSAY_SWIFT_HARNESS"))
         return {self.source: (self.as_completion(problem, code) + "\n" + prefix + harness).encode()}

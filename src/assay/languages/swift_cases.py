@@ -16,6 +16,7 @@ what `AnyHashable` holds), and writes the records unbuffered with write(2) on fd
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +40,8 @@ def swift_type(t: Type) -> str:
         return "AnyHashable"
     if k in ("list", "vtuple"):
         return f"[{swift_type(t.args[0])}]"
+    if k == "set":  # mxeval's Set<T> (MultiPL-E writes none)
+        return f"Set<{swift_type(t.args[0])}>"
     if k == "tuple":
         if len(t.args) == 1:
             return swift_type(t.args[0])
@@ -183,6 +186,24 @@ def _double(v: float) -> str:
     return str(v)  # Python's shortest repr: 0.1, 1e-05, 1e+16 are Swift literals too
 
 
+def swift_equal(a: Any, b: Any) -> bool:
+    """Swift's `==` on plain values: numbers by value (AnyHashable(1) == AnyHashable(1.0), as Swift 5.x/6
+    answers), a Bool equal only to a Bool, strings by canonical equivalence, NaN equal to nothing."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b or unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(swift_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(swift_equal(a[key], b[key]) for key in a)
+    if isinstance(a, (set, frozenset)) and isinstance(b, (set, frozenset)):
+        return len(a) == len(b) and all(any(swift_equal(x, y) for y in b) for x in a)
+    return type(a) is type(b) and bool(a == b)
+
+
 def render_call(signature: Signature, args: tuple[Any, ...]) -> str:
     """`f(a: 1, b: [2])`: MultiPL-E's Swift calls carry the Python parameter names as argument labels."""
     if len(args) != len(signature.params):
@@ -306,7 +327,7 @@ class Encoders:
         parts = [self.of(a) for a in t.args]
         name = self.names[t] = f"assayEncode{len(self.names)}"
         head = f"func {name}(_ v: {st}) -> String {{"
-        if k in ("list", "vtuple"):
+        if k in ("list", "vtuple", "set"):
             body = ['var s = "["', "var first = true",
                     f'for x in v {{ if first {{ first = false }} else {{ s += "," }}; s += {parts[0]}(x) }}', 'return s + "]"']
         elif k == "tuple":

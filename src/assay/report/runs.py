@@ -307,6 +307,9 @@ def load_run(
         if judged:
             notes.append(f"{len(judged)} problems are program-judged (their tests ran in the sample's process, not as cases): "
                          + ", ".join(sorted(judged)[:5]) + (" ..." if len(judged) > 5 else ""))
+        tagged = Counter(t for pid in {s.task_id for s in samples} if pid in bench.problems for t in bench.problems[pid].tags if t.startswith("defect:"))
+        if tagged:
+            notes.append("problems with a known benchmark defect (scored as they are): " + ", ".join(f"{t} {n}" for t, n in sorted(tagged.items())))
     if defects:
         notes.append(f"{len(defects)} defective problems (their reference fails its own tests) are scored apart: "
                      + ", ".join(sorted(defects)[:5]) + (" ..." if len(defects) > 5 else ""))
