@@ -106,7 +106,7 @@ def windowed(bench: Benchmark, since: str | None, until: str | None) -> Benchmar
 
 def shown_name(bench: Benchmark) -> str:
     """The benchmark's name as tables show it: with its release window, when it has one."""
-    return f"{bench.name} [released {bench.window}]" if bench.window else bench.name
+    return f"{bench.name} (released {bench.window})" if bench.window else bench.name
 
 
 def check_timeouts(timeout: float | None, wall_timeout: float | None) -> None:

@@ -585,7 +585,7 @@ class Provenance:
         for r in self.runs:
             commit = r.git_commit
             toolchain = ", ".join(f"{k} {v}" for k, v in (r.config.get("toolchain") or {}).items() if k != "driver")
-            rows.append({"model": r.display_name, "run": str(r.run_dir), "benchmark": r.benchmark.name + (f" [released {r.benchmark.window}]" if r.benchmark.window else ""), "version": r.benchmark.version, "hash": r.benchmark.content_hash[:12],
+            rows.append({"model": r.display_name, "run": str(r.run_dir), "benchmark": r.benchmark.name + (f" (released {r.benchmark.window})" if r.benchmark.window else ""), "version": r.benchmark.version, "hash": r.benchmark.content_hash[:12],
                          "assay": (r.assay_version or "?") + (f" ({commit[:7]})" if commit else ""), "samples": len(r.samples), "problems": len(r.problem_ids),
                          "settings": r.settings_summary(), "toolchain": toolchain})
         notes = [f"report made by Assay {self.assay_version}" + (f" at {self.generated_at}" if self.generated_at else "")]
