@@ -271,3 +271,43 @@ def test_the_hub_files_are_fetched_once_at_a_pinned_commit_and_checked(hub: tupl
     (cache / "livecodebench" / SHA / "test.jsonl").write_text("{}\n")
     with pytest.raises(ChecksumMismatch, match="delete"):
         load_benchmark("livecodebench/v1", cache_dir=cache)
+
+
+def test_run_and_generate_take_a_window_prompt_with_livecodebench_s_chat_and_judge_the_last_fence(tmp_path: Path,
+                                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fakes.model_servers import FakeOpenAIServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    v2 = load_benchmark("livecodebench/v2", path=FIXTURE)
+
+    def respond(body: dict[str, Any], i: int = 0) -> str:
+        text = body["messages"][-1]["content"]
+        pid = next(pid for pid, p in v2.problems.items() if p.prompt == text)
+        return f"A first try:\n```python\nprint('nothing')\n```\nThe answer:\n```python\n{RIGHT[pid]}```\nDone."
+
+    with FakeOpenAIServer(responder=respond) as server:
+        common = ["--model", "openai/fake-coder", "--base-url", server.url, "--dataset-file", str(FIXTURE), "--plain"]
+        ran = runner.invoke(cli.app, ["run", "livecodebench/v2", *common, "--since", "2024-03-01", "--run-dir", str(tmp_path / "run"),
+                                      "--json", str(tmp_path / "out.json"), "--k", "1", "--no-cache"])
+        assert ran.exit_code == 0, ran.output
+        systems = {(r.body or {})["messages"][0]["content"] for r in server.requests}
+        gen = runner.invoke(cli.app, ["generate", "livecodebench/v1", *common, "--until", "2023-10-31", "--run-dir", str(tmp_path / "gen")])
+        assert gen.exit_code == 0, gen.output
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert out["config"]["benchmark"]["window"] == "2024-03-01.." and out["status_counts"]["passed"] == 3
+    assert systems == {"You are an expert Python programmer. You will be given a question (problem specification) and will generate a correct "
+                       "Python program that matches the specification and passes all tests."}
+    generated = [json.loads(line)["task_id"] for line in (tmp_path / "gen" / "samples.jsonl").read_text().splitlines()]
+    assert sorted(generated) == ["1873_A", "abc999_b"]
+    report = runner.invoke(cli.app, ["report", str(tmp_path / "run"), "-f", "md"])
+    assert report.exit_code == 0, report.output
+    assert "livecodebench/v2 (released 2024-03-01..)" in report.output
+
+
+def test_references_and_an_unknown_release_are_one_line_errors(tmp_path: Path) -> None:
+    result = runner.invoke(cli.app, ["evaluate", "livecodebench/v1", "--dataset-file", str(FIXTURE), "--references", "--run-dir", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "has no reference solutions" in result.output
+    from assay.benchmarks.livecodebench import load_livecodebench
+
+    with pytest.raises(ValueError, match="releases v1 to v6"):
+        load_livecodebench(release=7, path=FIXTURE)
