@@ -50,13 +50,17 @@ def suite_flags(benchmark: Benchmark, task_id: str, verdict: Verdict) -> dict[st
 
 
 def method_flags(benchmark: Benchmark, task_id: str, verdict: Verdict) -> dict[str, bool]:
-    """ClassEval's method-level score: each unittest class of a problem run by the unittest runner is a problem
-    of its own (`<task>::<class>`), passed when its `class:<name>` test did; {} for any other problem."""
-    tests = benchmark.problems[task_id].tests
+    """ClassEval's method-level score (upstream's fun_success): each method's unittest class is a problem of its
+    own (`<task>::<class>`), passed when its `class:<name>` test did; {} for a problem run otherwise. The
+    method classes are the benchmark's `method_test_classes` (a class's own test classes, such as its
+    `...TestMain`, count in the class-level score only)."""
+    problem = benchmark.problems[task_id]
+    tests = problem.tests
     if not isinstance(tests, ProgramTests) or tests.runner != Runner.UNITTEST:
         return {}
     passed = {t.name for t in verdict.tests if t.status is Status.PASSED}
-    return {f"{task_id}::{c}": f"class:{c}" in passed for c in tests.test_classes}
+    methods = problem.extra.get("method_test_classes") or tests.test_classes
+    return {f"{task_id}::{c}": f"class:{c}" in passed for c in methods}
 
 
 def inferred_flags(verdict: Verdict, name: str, split: bool) -> dict[str, bool]:

@@ -39,6 +39,8 @@ INSTRUCTION = "Please complete the class {class_name} in the following code."
 # Known defects (shared/data/classeval/README.md, and what the references show here).
 DEFECTS: dict[str, tuple[str, str]] = {
     "ClassEval_17": ("dated-test", "get_upcoming_events' test compares with datetime.now() against events dated early 2024"),
+    "ClassEval_35": ("slow-reference", "EightPuzzle.solve's breadth-first search (list pop(0), list membership) takes ~30 s of "
+                     "CPU here on test_solve_3, past upstream's own 5 s per test class"),
     "ClassEval_48": ("host-dependent", "a test expects this machine's hostname to be LAPTOP-2CS86KUM"),
     "ClassEval_50": ("root-dependent", "a test expects writing a read-only file to fail, which it does not as root"),
     "ClassEval_58": ("flaky-reference", "the reference places mines with unseeded random.randint and may put two on one cell"),
@@ -108,7 +110,9 @@ def _problem(row: dict[str, Any]) -> Problem:
     methods = [{"method": str(m["method_name"]), "test_class": str(m["test_class"]).strip(), "dependencies": m.get("dependencies", {})}
                for m in row["methods_info"]]
     extra: dict[str, Any] = {"class_name": row["class_name"], "skeleton": row["skeleton"], "methods": methods,
-                             "test_classes": list(classes)}
+                             "test_classes": list(classes),
+                             # the method-level score's classes (scoring.method_flags): one per method, in test_classes order
+                             "method_test_classes": [c for c in classes if c in {m["test_class"] for m in methods}]}
     if task_id in DEFECTS:
         extra["defect"] = DEFECTS[task_id][1]
     return Problem(
