@@ -351,6 +351,8 @@ def _collection(tokens: list[tuple[str, Any]], at: int, t: Type) -> tuple[Any, i
         at += 1
     if k == "dict":
         return pairs, at
+    if k == "any" and len({_literal_kind(v) for v in items}) > 1:
+        raise NotCases("an array literal of mixed kinds inside an AnyHashable (Swift infers [Any], which is not Hashable)")
     if k == "set":
         if not all(_hashable_plain(v) for v in items) or len({_set_key(v) for v in items}) != len(items):
             raise NotCases("a set literal with array members or repeated members")
@@ -373,6 +375,13 @@ def _top_colon(tokens: list[tuple[str, Any]], at: int) -> bool:
         elif tok == ":" and depth == 0:
             return True
     return False
+
+
+def _literal_kind(value: Any) -> str:
+    """What Swift infers an untyped array literal's element as: numbers (Int and Double: [Double]), strings, Bools, arrays."""
+    if isinstance(value, bool):
+        return "bool"
+    return "number" if isinstance(value, (int, float)) else "str" if isinstance(value, str) else "array"
 
 
 def _hashable_plain(value: Any) -> bool:
