@@ -137,3 +137,29 @@ def test_samples_files_of_the_same_name_in_other_folders_get_their_own_runs(tmp_
         result = runner.invoke(cli.app, ["evaluate", "humaneval", "--samples", f"{model}/samples.jsonl", "--k", "1", "--plain"])
         assert result.exit_code == 0, result.output  # before: the second was refused as "a different run" in runs/humaneval-samples
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["humaneval-gpt4-samples", "humaneval-qwen-samples"]
+
+
+def test_several_servers_share_the_requests_and_a_dead_one_is_passed_over(tmp_path: Path) -> None:
+    ids = ",".join(f"HumanEval/{i}" for i in range(8))
+
+    def answer(body: dict, i: int) -> str:
+        from assay.benchmarks import load_benchmark
+
+        text = json.dumps(body)
+        problem = next(p for p in load_benchmark("humaneval").problems.values() if f"def {p.entry_point}(" in text)
+        return f"```python\n{problem.prompt}{problem.reference}```"
+
+    with FakeOpenAIServer(responder=answer, latency_s=0.05) as one, FakeOpenAIServer(responder=answer, latency_s=0.05) as two:
+        result = runner.invoke(cli.app, ["run", "humaneval", "--model", "openai/m", "--base-url", f"{one.url},{two.url}", "-n", "2",
+                                         "--task-ids", ids, "--run-dir", str(tmp_path / "both"), "--k", "1", "--plain"])
+        assert result.exit_code == 0, result.output
+        served = (len(one.requests), len(two.requests))
+        assert sum(served) == 8 and min(served) >= 2, served  # both servers worked; one request a problem (n=2 in one)
+        assert "verdicts: passed 16" in " ".join(result.output.split()), result.output
+    with FakeOpenAIServer(responder=answer) as alive:
+        with FakeOpenAIServer() as gone:
+            dead = gone.url
+        result = runner.invoke(cli.app, ["generate", "humaneval", "--model", "openai/m", "--base-url", f"{dead},{alive.url}", "--task-ids", ids,
+                                         "--output", str(tmp_path / "one.jsonl"), "--run-dir", str(tmp_path / "one"), "--plain"])
+        assert result.exit_code == 0, result.output
+        assert len((tmp_path / "one.jsonl").read_text().splitlines()) == 8 and len(alive.requests) == 8  # every retry went to the live one

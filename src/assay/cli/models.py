@@ -53,7 +53,8 @@ MaxTokOpt = Annotated[int, typer.Option("--max-tokens", min=1, help="Most tokens
 StopOpt = Annotated[list[str] | None, typer.Option("--stop", help="Stop string (repeatable); default: the language's, for completion prompts.")]
 SeedOpt = Annotated[int | None, typer.Option("--seed", help="Sampling seed (sample i of a problem asks with seed+i).")]
 GreedyOpt = Annotated[bool, typer.Option("--greedy", help="Greedy decoding: temperature 0, top-p 1.")]
-BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama).")]
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama); "
+                                                 "several servers of the same model comma-separated (each request goes to the least busy).")]
 KeyEnvOpt = Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).")]
 StyleOpt = Annotated[str | None, typer.Option("--prompt-style", help="completion (prompt is the prefix) or instruct (chat message); default: instruct, or completion for base models without a chat template.")]
 TemplateOpt = Annotated[Path | None, typer.Option("--template", help="Prompt template file (YAML with style/system/user, or a jinja2 text for the user message).")]
