@@ -133,6 +133,13 @@ HOSTILE = {
                                   + WRONG.replace("return -1", "return Sly(-1)"),
     "a list subclass that equals anything": "class L(list):\n    __eq__ = lambda s, o: True\n    __contains__ = lambda s, o: True\n"
                                             + WRONG.replace("return []", "return L()").replace("return -1", "return [L()]"),
+    "a pipe of its own on fd 3, then forged events with the nonce it read": (
+        "import os, threading\nr, w = os.pipe()\nsaved = os.dup(3)\nos.dup2(w, 3)\n"
+        "def steal():\n    data = os.read(r, 65536)\n    nonce = data.split(b' ', 1)[0]\n    os.dup2(saved, 3)\n"
+        "    for c, m in (('CounterTestAdd', 'test_add_1'), ('CounterTestAdd', 'test_add_2'), ('CounterTestItems', 'test_items')):\n"
+        "        os.write(3, nonce + b' ' + ascii(['test', c, m, 'ok', '', '0']).encode() + b'\\n')\n"
+        "    os.write(3, nonce + b\" ['final']\\n\")\n    os._exit(0)\n"
+        "threading.Thread(target=steal, daemon=True).start()\n" + WRONG),
     "builtins patched for assertEqual's ==": "import builtins\nbuiltins.AssertionError = type('A', (Exception,), {})\n" + WRONG,
 }
 
@@ -181,6 +188,9 @@ PROBES = {
                                    "    d._LIBRARY_DIRS = ('',)\n    sys._getframe(0)",
     "rewriting a function's code": "    import unittest\n    unittest.TestCase.assertEqual.__code__ = (lambda self, a, b, msg=None: None).__code__",
     "gc and frames": "    import gc\n    gc.get_objects()",
+    "reading the channel through /proc/self/fd/3": "    open('/proc/self/fd/3', 'rb')",
+    "reading the channel through a symlink to it": "    import os\n    if not os.path.lexists('ch'):\n        os.symlink('/proc/self/fd/3', 'ch')\n"
+                                                    "    os.open('ch', os.O_RDONLY)",
 }
 
 
@@ -225,7 +235,7 @@ def test_a_file_not_in_the_schema_is_one_line_error(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.shared_data
 def test_references_through_the_cli_with_method_level_scores(classeval_dir: Path, tmp_path: Path) -> None:
-    ids = "ClassEval_0,ClassEval_1,ClassEval_20,ClassEval_58"
+    ids = "ClassEval_0,ClassEval_1,ClassEval_20,ClassEval_45"  # not ClassEval_58: flaky (its reference check and its run may differ)
     args = ["evaluate", "classeval", "--references", "--data-dir", str(classeval_dir), "--run-dir", str(tmp_path / "run"),
             "--json", str(tmp_path / "out.json"), "--k", "1", "--plain", "--no-cache", "--task-ids", ids]
     result = runner.invoke(cli.app, args)
@@ -233,7 +243,7 @@ def test_references_through_the_cli_with_method_level_scores(classeval_dir: Path
     out = json.loads((tmp_path / "out.json").read_text())
     assert CLASSEVAL_SHA256 in json.dumps(out["config"])  # the dataset's hash is in the run record
     bench = load_benchmark("classeval", data_dir=classeval_dir)
-    assert out["scores"]["classeval"]["pass@1"]["value"] == 1.0  # ClassEval_58 is flaky: scored apart when it fails
+    assert out["scores"]["classeval"]["pass@1"]["value"] == 1.0 and not out["defective_problems"]
     methods = out["scores"]["classeval (methods)"]["pass@1"]
     # Each method's test class is a method-level problem (a class's ...Test / ...TestMain classes are not).
     scored = [i for i in ids.split(",") if i not in out["defective_problems"]]

@@ -69,17 +69,29 @@ _FRAME_GADGETS = ("inspect.py", "traceback.py", "logging/__init__.py")
 _CODE_EVENTS = frozenset({"compile", "marshal.loads", "marshal.load"})
 
 
+def channel_identity(fd: int = 3) -> tuple[int, int] | None:
+    """(device, inode) of the result channel, to know it by under any other name or descriptor."""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...] = (),
-                    strict: bool = False) -> Callable[[str, tuple[Any, ...]], None]:
+                    strict: bool = False, channel: tuple[int, int] | None = None) -> Callable[[str, tuple[Any, ...]], None]:
     """The audit hook, as a closure over private references: a sample that rebinds builtins (getattr,
     isinstance), the driver module's globals or sys._getframe cannot switch it off. `driver_files` are
     the driver's own sources: their code may introspect, and nothing may later be compiled under their names.
     `strict` (the unittest runner's rules): the sample's own code may not set the audited attributes either (a
     function's __code__, __defaults__, a class's __bases__...), as the runner's guards are functions it could
-    rewrite; nor import signal or _signal afresh (the runner took their signal(): a handler gets the frame it interrupts)."""
+    rewrite; nor import signal or _signal afresh (the runner took their signal(): a handler gets the frame it interrupts).
+    `channel`: no path may be opened that is the result channel (/proc/self/fd/3 opens the pipe's read end, where
+    the sample could read the nonce as the driver writes it)."""
     getframe, get_ident, isinstance_, str_, error = sys._getframe, threading.get_ident, isinstance, str, RuntimeError
     blocked, gadgets, code_events = _BLOCKED_EVENTS, _FRAME_GADGETS, _CODE_EVENTS
     frame_attributes = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+    stat, bytes_ = os.stat, bytes
     busy: set[int] = set()  # threads in the hook's own look-up of its caller
     add, discard = busy.add, busy.discard
 
@@ -121,6 +133,13 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
             return  # library code making code objects (gensim's import does), under a name that is not a library file's
         if event in blocked or event.startswith("ctypes."):
             raise error(f"blocked by the Assay sandbox: {event}")
+        if channel is not None and event == "open" and args and isinstance_(args[0], (str_, bytes_)):
+            try:
+                st = stat(args[0])
+            except (OSError, ValueError):
+                st = None
+            if st is not None and (st.st_dev, st.st_ino) == channel:
+                raise error("blocked by the Assay sandbox: opening the result channel")
         if (
             event == "open"
             and args
@@ -380,7 +399,7 @@ def main() -> None:
     signal.signal(signal.SIGPROF, _on_sigprof)
     report = {"load_limit": job.get("load_limit", 10.0)}
     disarm_frame_gadgets()
-    sys.addaudithook(make_audit_hook(_LIBRARY_DIRS + tuple(job.get("sys_path", []))))
+    sys.addaudithook(make_audit_hook(_LIBRARY_DIRS + tuple(job.get("sys_path", [])), channel=channel_identity()))
     try:
         if job["mode"] == "cases":
             run_cases(job, report, nonce)

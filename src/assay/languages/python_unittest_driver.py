@@ -187,24 +187,40 @@ def make_tamper_check() -> tuple[Any, Any]:
     return snapshot, changed
 
 
-def run(job: dict[str, Any], nonce: bytes, library_dirs: tuple[str, ...]) -> None:
+class ChannelTampered(BaseException):
+    """fd 3 is no longer the result channel the runner started with: nothing more is written (the nonce would leak)."""
+
+
+def make_emit(nonce: bytes) -> Any:
+    """The one writer of authenticated events: each a line `<nonce> <ascii() of [kind, *fields]>`, without json (a
+    sample could swap its encoder), written only while fd 3 is still the channel the run started with (a sample
+    that puts a pipe of its own on fd 3 would read the nonce from it)."""
+    write, fstat, ascii_, tampered = os.write, os.fstat, ascii, ChannelTampered
+    identity = driver.channel_identity()
+
+    def emit(kind: str, fields: list[str]) -> None:
+        data = nonce + b" " + ascii_([kind, *fields]).encode("ascii") + b"\n"
+        st = fstat(3)
+        if (st.st_dev, st.st_ino) != identity:
+            raise tampered("fd 3 was replaced")
+        while data:
+            data = data[write(3, data):]
+
+    return emit
+
+
+def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
     """Load the sample, then the tests into their own namespace, and run each test; report each one."""
     import unittest
     import unittest.case
     import unittest.mock  # imported by some tests: loaded before the sample, so snapshotted as it is
 
     # Everything used after the sample's code has run is bound here, before it runs.
-    write, ascii_, cpu, setitimer, prof = os.write, ascii, time.process_time, signal.setitimer, signal.ITIMER_PROF
+    cpu, setitimer, prof = time.process_time, signal.setitimer, signal.ITIMER_PROF
     isinstance_, issubclass_, getattr_, type_, zip_, list_, dict_, exec_ = isinstance, issubclass, getattr, type, zip, list, dict, exec
     base = unittest.TestCase
     skip, failure, timeout_error, baseexc = unittest.SkipTest, AssertionError, driver.CaseTimeout, BaseException
-    describe, modules = driver.describe, sys.modules
-
-    def emit(kind: str, fields: list[str]) -> None:
-        # Written without json (a sample could swap json's encoder): the fields as one ascii() repr, one line.
-        data = nonce + b" " + ascii_([kind, *fields]).encode("ascii") + b"\n"
-        while data:
-            data = data[write(3, data):]
+    describe, modules, tampered = driver.describe, sys.modules, ChannelTampered
 
     operand = make_guard(library_dirs)
     guard_assertions(base, operand)
@@ -221,7 +237,7 @@ def run(job: dict[str, Any], nonce: bytes, library_dirs: tuple[str, ...]) -> Non
         return
     guard_signals(library_dirs)
     sys.addaudithook(driver.make_audit_hook(library_dirs, driver_files=(os.path.abspath(__file__), os.path.abspath(driver.__file__)),
-                                            strict=True))
+                                            strict=True, channel=driver.channel_identity()))
     # As upstream's module file: ClassEval_45's tests write next to __file__.
     namespace: dict[str, Any] = {"__name__": job.get("module", "solution"), "__builtins__": builtins,
                                  "__file__": os.path.join(os.getcwd(), "solution.py")}
@@ -281,7 +297,7 @@ def run(job: dict[str, Any], nonce: bytes, library_dirs: tuple[str, ...]) -> Non
                         case.doCleanups()
                 except skip as exc:
                     outcome, message = "skipped", f"skipped: {exc}"
-                except timeout_error:
+                except (timeout_error, tampered):
                     raise
                 except failure as exc:
                     outcome, message = "failed", describe(exc)
@@ -319,15 +335,18 @@ def main() -> None:
     signal.signal(signal.SIGPROF, driver._on_sigprof)
     driver.disarm_frame_gadgets()
     library_dirs = driver._LIBRARY_DIRS + tuple(job.get("sys_path", []))
-    write = os.write
+    emit = make_emit(nonce)
+    del nonce
     try:
-        run(job, nonce, library_dirs)
-        final = b" ['final']\n"
+        run(job, emit, library_dirs)
+        emit("final", [])
+    except ChannelTampered:
+        pass  # the trusted side sees no final event: the run failed
     except BaseException as exc:  # the runner must report, whatever the sample did
-        final = b" " + ascii(["driver_error", driver.describe(exc)]).encode("ascii") + b"\n"
-    data = nonce + final
-    while data:
-        data = data[write(3, data):]
+        try:  # noqa: SIM105 (contextlib is the sample's to patch by now)
+            emit("driver_error", [driver.describe(exc)])
+        except BaseException:
+            pass
     os._exit(0)
 
 
