@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 
 from assay import cli
 from assay.benchmarks import ABOUT, load_benchmark
-from assay.benchmarks.mxeval import NotCases, blocks_of, swift_literal, swift_type_of
+from assay.benchmarks.mxeval import DOES_NOT_BUILD, NotCases, blocks_of, swift_literal, swift_type_of
 from assay.benchmarks.plus_languages import python_id
 from assay.languages.swift_cases import swift_equal
-from assay.problems import CaseTests, ProgramTests
+from assay.problems import Benchmark, CaseTests, ProgramTests
 from assay.values import INT, STR, Type
 
 runner = CliRunner()
@@ -55,6 +55,8 @@ def test_the_three_sets_load_with_their_versions_hashes_and_defect_tags(data_dir
     for bench, n in ((mbxp, 104), (multi, 49), (xl, 22)):
         assert sum("defect:anyhashable" in p.tags for p in bench.problems.values()) == n
     assert "defect:none-string" in multi.problems["HumanEval_swift/12"].tags  # longest([]) must return "none"
+    tagged = {pid for b in (mbxp, multi, xl) for pid, p in b.problems.items() if "defect:does-not-build" in p.tags}
+    assert tagged == DOES_NOT_BUILD and len(tagged) == 21
     assert all(not p.reference and p.language == "swift" for p in mbxp.problems.values())  # no Swift reference solutions
     # Almost every problem is judged as cases; the rest run as mxeval's program, each with the reason.
     program = {pid: p.tests.why for b in (mbxp, multi, xl) for pid, p in b.problems.items() if isinstance(p.tests, ProgramTests)}
@@ -182,3 +184,48 @@ def test_assay_run_reaches_the_sets(tmp_path: Path, data_dir: Path) -> None:
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     assert [(r["task_id"], r["status"]) for r in rows] == [("swift/19", "passed")]
+
+
+@pytest.mark.slow
+def test_the_problems_tagged_does_not_build_are_the_ones_the_canary_cannot_build(data_dir: Path) -> None:
+    _swift()
+    from assay.canary import run_canary
+    from assay.languages import toolchain_binds
+    from assay.sandbox import get_sandbox
+
+    for name in ("mbxp/swift", "multi-humaneval/swift", "humaneval-xl/swift"):
+        bench = load_benchmark(name, data_dir=data_dir)
+        tagged = sorted(pid for pid in bench.problems if pid in DOES_NOT_BUILD)
+        chosen = tagged + [pid for pid in list(bench.problems)[:40] if pid not in DOES_NOT_BUILD][:2]
+        sandbox = get_sandbox(ro_binds=toolchain_binds({"swift"}))
+        try:
+            result = run_canary(bench, sandbox, workers=2, task_ids=chosen)
+        finally:
+            getattr(sandbox, "close", lambda: None)()
+        assert sorted(result.broken) == tagged and not result.stub_passes, {p: v.message for p, v in result.verdicts.items()}
+
+
+@pytest.mark.slow
+def test_every_expected_literal_judged_as_a_case_is_one_swift_accepts(tmp_path: Path, data_dir: Path) -> None:
+    """In a case the expected literal never reaches the compiler; upstream's program compiles it. Type-check every
+    case-judged problem's `var vN : T = ...` lines, so a literal Swift rejects cannot build here and pass there."""
+    _swift()
+    import re
+    import subprocess
+
+    for name in ("mbxp/swift", "multi-humaneval/swift", "humaneval-xl/swift"):
+        bench: Benchmark = load_benchmark(name, data_dir=data_dir)
+        lines, owner = [], {}
+        for i, (pid, p) in enumerate(bench.problems.items()):
+            if isinstance(p.tests, CaseTests) and p.tests.program is not None:
+                lines.append(f"func check{i}() {{")
+                for line in p.tests.program.code.splitlines():
+                    if re.match(r"^var v\d+ : ", line):
+                        owner[len(lines) + 1] = pid
+                        lines.append("    " + line)
+                lines.append("}")
+        source = tmp_path / "expected.swift"
+        source.write_text("\n".join(lines) + "\n")
+        result = subprocess.run(["swiftc", "-typecheck", str(source)], capture_output=True, text=True, timeout=600)
+        rejected = sorted({owner.get(int(m.group(1)), "?") for m in re.finditer(r"expected\.swift:(\d+):\d+: error", result.stderr)})
+        assert rejected == [] and result.returncode == 0, (name, rejected, result.stderr[-2000:])
