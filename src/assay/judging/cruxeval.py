@@ -15,6 +15,11 @@ before anything runs: input mode must be a call of f, output mode must not call 
 `"f(" in g` and `f(<input>) in g` as text; a parsed check is stricter, and the same on every upstream
 sample of Code Llama 7B). The verdict is the trusted side's: exiting early, printing a forged result,
 an `__eq__` that is always true or patched builtins decide nothing.
+
+Residual, by design: an input may be any Python object (the benchmark's own inputs include lambdas and a
+`range`), so an object of the sample's own class whose methods steer f's result is an input like any other,
+as upstream would accept it; f's result must still be plain data equal to the output. Modules are shared
+between the prediction and f (no CRUXEval f imports one).
 """
 
 from __future__ import annotations
