@@ -39,6 +39,9 @@ INSTRUCTION = "Please complete the class {class_name} in the following code."
 # Known defects (shared/data/classeval/README.md, and what the references show here).
 DEFECTS: dict[str, tuple[str, str]] = {
     "ClassEval_17": ("dated-test", "get_upcoming_events' test compares with datetime.now() against events dated early 2024"),
+    "ClassEval_20": ("flaky-clock", "ChatTestMain takes datetime.now() to the second and compares it with the time the class took: "
+                     "a second boundary between the two fails it"),
+    "ClassEval_36": ("flaky-clock", "as ClassEval_20: a test's datetime.now() to the second against the class's"),
     "ClassEval_35": ("slow-reference", "EightPuzzle.solve's breadth-first search (list pop(0), list membership) takes ~30 s of "
                      "CPU here on test_solve_3, past upstream's own 5 s per test class"),
     "ClassEval_48": ("host-dependent", "a test expects this machine's hostname to be LAPTOP-2CS86KUM"),
