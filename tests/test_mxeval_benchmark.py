@@ -95,10 +95,15 @@ def test_swift_equality_keeps_bool_apart_from_numbers() -> None:
     assert swift_equal({"x", "y"}, {"y", "x"})
 
 
-def test_humaneval_xl_ids_name_no_evalplus_task() -> None:
+def test_humaneval_xl_ids_name_no_evalplus_task(tmp_path: Path, data_dir: Path) -> None:
     # `assay audit humaneval-xl/swift` raised IndexError here: HumanEval-XL renumbers (swift/0), so its ids map to nothing.
     assert python_id("humaneval", "swift/0") == "swift/0"
     assert python_id("humaneval", "HumanEval_12_longest") == "HumanEval/12" and python_id("mbpp", "mbpp_3_x") == "Mbpp/3"
+    out = tmp_path / "audit.json"
+    result = runner.invoke(cli.app, ["audit", "humaneval-xl/swift", "--data-dir", str(data_dir), "--no-canary", "--format", "json", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["counts"]["any-parameter"] == 22 and report["counts"]["none-as-string"] == 4 and "weak-tests" in report["counts"]
 
 
 def test_references_say_there_are_none_and_the_registry_lists_the_sets(tmp_path: Path, data_dir: Path) -> None:

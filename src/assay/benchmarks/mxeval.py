@@ -8,8 +8,9 @@ call (its arguments declared as the block declares them, in a closure) and repor
 xN's type; the expected literal is read here, under vN's type, and compared on the trusted side with
 Swift's `==` (assay.languages.swift_cases.swift_equal: Bool apart from numbers, numbers by value
 under AnyHashable, strings by canonical equivalence). A block whose literal this reader cannot take
-as Swift does (an empty `[]` at a dictionary or an AnyHashable, a dictionary inside an AnyHashable,
-whose order the wire would keep, keys or set members that are arrays) leaves its problem
+as Swift does (an empty `[]` at a dictionary or an AnyHashable, an array of mixed kinds in an AnyHashable,
+which Swift types `[Any]`, a dictionary inside an AnyHashable, whose order the wire would keep, keys or set
+members that are arrays) leaves its problem
 program-judged: the upstream program, run as mxeval runs it ("program-judged", with the reason).
 
 The completion closes the function itself (mxeval's shape), so helpers after it are kept. The data
