@@ -253,3 +253,22 @@ def test_references_through_the_cli_with_method_level_scores(classeval_dir: Path
     rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     first = next(r for r in rows if r["task_id"] == "ClassEval_0")
     assert first["passed"] and first["tests"][0]["name"] == "class:AccessGatewayFilterTestFilter"
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_chat_replies_are_extracted_and_scored_per_class_and_per_method(classeval_dir: Path, tmp_path: Path) -> None:
+    bench = load_benchmark("classeval", data_dir=classeval_dir)
+    right = "Here is the class:\n```python\n" + bench.problems["ClassEval_1"].reference + "```\n"
+    rows = [{"task_id": "ClassEval_1", "completion": right},
+            {"task_id": "ClassEval_2", "completion": "```python\nclass ArgumentParser:\n    pass\n```\n"}]
+    samples = tmp_path / "replies.jsonl"
+    samples.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["evaluate", "classeval", "--samples", str(samples), "--extract", "instruct", "--data-dir", str(classeval_dir),
+            "--run-dir", str(tmp_path / "run"), "--json", str(tmp_path / "out.json"), "--k", "1", "--plain", "--no-cache"]
+    result = runner.invoke(cli.app, args)
+    assert result.exit_code == 0, result.output
+    scores = json.loads((tmp_path / "out.json").read_text())["scores"]
+    assert scores["classeval"]["pass@1"]["value"] == 0.5
+    # ClassEval_1's 5 method classes pass; ClassEval_2's 4 fail (its class has none of the methods).
+    assert scores["classeval (methods)"]["pass@1"]["n_problems"] == 9 and abs(scores["classeval (methods)"]["pass@1"]["value"] - 5 / 9) < 1e-9
