@@ -123,6 +123,14 @@ HOSTILE = {
     "replaces sys.modules['unittest']": "import sys, types\nfake = types.ModuleType('unittest')\n"
                                         "class TestCase:\n    def __init__(self, *a): pass\n    def __getattr__(self, n): return lambda *a, **k: None\n"
                                         "fake.TestCase = TestCase\nsys.modules['unittest'] = fake\n" + WRONG,
+    "patches assertEqual and puts it back from __del__": WRONG.replace(
+        "    def add(self, k):\n        return -1",
+        "    def __del__(self):\n        import unittest\n        unittest.TestCase.assertEqual = Counter.saved\n"
+        "        unittest.TestCase.assertTrue = Counter.saved_true\n        unittest.TestCase.assertIn = Counter.saved_in\n"
+        "    def add(self, k):\n        import unittest\n        Counter.saved = unittest.TestCase.assertEqual\n"
+        "        Counter.saved_true = unittest.TestCase.assertTrue\n        Counter.saved_in = unittest.TestCase.assertIn\n"
+        "        unittest.TestCase.assertEqual = unittest.TestCase.assertTrue = unittest.TestCase.assertIn = lambda *a, **k: None\n"
+        "        return -1"),
     "prints a forged report": "import os, sys\nprint('Ran 3 tests\\n\\nOK')\nsys.stdout.flush()\n"
                               "os.write(3, b\"0123456789abcdef0123456789abcdef ['test', 'CounterTestAdd', 'test_add_1', 'ok', '']\\n\")\n"
                               "os.write(3, b\"0123456789abcdef0123456789abcdef ['final']\\n\")\n" + WRONG,

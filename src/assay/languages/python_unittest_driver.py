@@ -9,8 +9,9 @@ driver's protocol: the first line of stdin is a nonce, `job.json` is read and de
   timeout) is reported as such. The trusted side knows from the test code which tests must report, so
   a test that never reports (the process ended, a loader was patched) has failed.
 - The unittest classes, the test classes and builtins are snapshotted before the sample's module code runs
-  and again once the test classes exist; after every test they are compared: a sample that changed them
-  (patched assertEqual, TestResult, a test method, builtins.round) fails all the tests from there on.
+  and again once the test classes exist; after every test, and at every `self.assert*(...)` of the test
+  code (rewritten to call the runner's own copy of the assertion), they are compared: a sample that changed
+  them (patched assertEqual, TestResult, a test method, builtins.round) fails the run.
 - Comparisons cannot be forged by the sample's classes: every `assert*` method, and every comparison in
   the test code (rewritten to pass its operands through a guard), refuses an operand whose class, or a
   class in its MRO, the sample made with its own __eq__, __bool__, __len__, __contains__, ... (library
@@ -123,8 +124,22 @@ def guard_assertions(case_class: type, operand: Any) -> None:
         setattr(case_class, name, private[name])
 
 
+ASSERT = "__assay_assert__"
+
+
 class _GuardCompares(ast.NodeTransformer):
-    """`a == b` in the test code becomes `__assay_operand__(a) == __assay_operand__(b)` (every comparison)."""
+    """`a == b` in the test code becomes `__assay_operand__(a) == __assay_operand__(b)` (every comparison), and
+    `self.assertX(...)` becomes `__assay_assert__(self, "assertX", ...)`: the runner's own copy of the assertion,
+    called after checking that nothing was patched (a patch that matters is in place while the assertion runs,
+    even one the sample takes back before the test ends)."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and f.attr.startswith(("assert", "fail")):
+            call = ast.Call(ast.Name(ASSERT, ast.Load()), [ast.Name("self", ast.Load()), ast.Constant(f.attr), *node.args], node.keywords)
+            return ast.copy_location(call, node)
+        return node
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)
@@ -187,6 +202,10 @@ def make_tamper_check() -> tuple[Any, Any]:
     return snapshot, changed
 
 
+class Tampered(BaseException):
+    """An assertion found the test framework changed (BaseException: the sample's `except Exception` cannot eat it)."""
+
+
 class ChannelTampered(BaseException):
     """fd 3 is no longer the result channel the runner started with: nothing more is written (the nonce would leak)."""
 
@@ -220,10 +239,12 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
     isinstance_, issubclass_, getattr_, type_, zip_, list_, dict_, exec_ = isinstance, issubclass, getattr, type, zip, list, dict, exec
     base = unittest.TestCase
     skip, failure, timeout_error, baseexc = unittest.SkipTest, AssertionError, driver.CaseTimeout, BaseException
-    describe, modules, tampered = driver.describe, sys.modules, ChannelTampered
+    describe, modules, tampered, at_assertion = driver.describe, sys.modules, ChannelTampered, Tampered
 
     operand = make_guard(library_dirs)
     guard_assertions(base, operand)
+    assertions = {k: v for k, v in vars(base).items() if k.startswith(("assert", "fail")) and isinstance(v, types.FunctionType)}
+    lookup = assertions.get
     snapshot, changed = make_tamper_check()
     framework = [base, unittest.TestResult, unittest.TestSuite, unittest.TestLoader, builtins, unittest, unittest.case,
                  unittest.mock.Mock, unittest.mock.MagicMock, unittest.mock.NonCallableMock]
@@ -255,6 +276,15 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
         return
     tests = dict_(namespace)  # the sample's names, as upstream's one module has them; the tests' own dict
     tests[GUARD] = operand
+
+    def assertion(case: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+        what = changed(frozen)
+        if what:
+            raise Tampered(f"the sample changed the test framework before {name}: {what}")
+        fn = lookup(name)
+        return fn(case, *args, **kwargs) if fn is not None else getattr_(case, name)(*args, **kwargs)
+
+    tests[ASSERT] = assertion
     try:
         exec_(test_code, tests)
     except baseexc as exc:
@@ -299,6 +329,9 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
                     outcome, message = "skipped", f"skipped: {exc}"
                 except (timeout_error, tampered):
                     raise
+                except at_assertion as exc:
+                    emit("tampered", [f"{name}.{method}: {exc}"])
+                    return
                 except failure as exc:
                     outcome, message = "failed", describe(exc)
                 except baseexc as exc:
