@@ -155,3 +155,22 @@ def test_each_program_is_hashed_once_in_a_run(tmp_path: Path, monkeypatch: pytes
     assert (result.counts["passed"], result.counts["failed"]) == (2, 1)
     sample_hashes = [c for c in seen if c != problem.reference_program()]
     assert len(sample_hashes) == 3, len(sample_hashes)
+
+
+def test_a_verdict_is_keyed_by_the_problem_as_the_loader_built_it(tmp_path: Path) -> None:
+    # The same data file (the same content_hash), but a loader that now builds other tests: the program's
+    # hash changes with them, so neither the run store nor the verdict cache serves the old tests' verdict.
+    from assay.execution.executor import verdict_code_digest
+
+    bench = _load("humaneval")
+    problem = bench.problems["HumanEval/0"]
+    executor = Executor(get_sandbox(), bench)
+    before = executor.program_hash(problem, HE0_RIGHT)
+    assert executor.program_hash(problem, HE0_RIGHT) == before  # stable
+    tests = problem.tests
+    changed = dataclasses.replace(problem, tests=dataclasses.replace(tests, code=tests.code + "\n    assert candidate([], 1.0) is False\n"))  # type: ignore[type-var]
+    rebuilt = dataclasses.replace(bench, problems={**bench.problems, "HumanEval/0": changed})
+    other = Executor(get_sandbox(), rebuilt)
+    assert other.program_hash(changed, HE0_RIGHT) != before
+    assert other.context() != executor.context()  # a run store keyed before the change is keyed again
+    assert len(verdict_code_digest()) == 16  # and the judges' own code is in every key

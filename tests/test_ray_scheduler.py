@@ -64,10 +64,10 @@ def _samples(tmp: Path, problems: int) -> Path:
     return path
 
 
-def _evaluate(samples: Path, run_dir: Path, *extra: str) -> dict[str, Any]:
+def _evaluate(samples: Path, run_dir: Path, *extra: str, benchmark: str = "humaneval") -> dict[str, Any]:
     out = run_dir.parent / f"{run_dir.name}.json"
-    cmd = [sys.executable, "-m", "assay.cli", "evaluate", "humaneval", "--samples", str(samples), "--run-dir", str(run_dir), "--json", str(out),
-           "--k", "1", "--plain", "--no-cache", "--cache-dir", str(run_dir.parent / f"{run_dir.name}-cache"), "--data-dir", str(DATA), *extra]
+    cmd = [sys.executable, "-m", "assay.cli", "evaluate", benchmark, "--samples", str(samples), "--run-dir", str(run_dir), "--json", str(out),
+           "--k", "1", "--plain", "--no-cache", "--cache-dir", str(run_dir.parent / "cache"), "--data-dir", str(DATA), *extra]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return {"scores": json.loads(out.read_text()), "results": _results(run_dir)}
@@ -118,6 +118,16 @@ def test_a_cluster_run_equals_a_local_run_with_a_worker_killed_midway(cluster: A
     assert not any(status == "sandbox_error" for _, _, status in remote["results"])
     assert remote["scores"]["scores"] == local["scores"]["scores"]
     assert len(local["results"]) == 72 and 0 < sum(s == "passed" for _, _, s in local["results"]) < 72
+
+
+def test_case_plans_travel_once_a_problem_and_judge_as_locally(cluster: Any, tmp_path: Path) -> None:
+    # HumanEval+'s expected outputs are in each problem's case plan: put in Ray's object store once, and
+    # every sample's task refers to it; the verdicts (base and plus) are the local run's.
+    samples = _samples(tmp_path, 6)
+    local = _evaluate(samples, tmp_path / "local", benchmark="humaneval-plus")
+    remote = _evaluate(samples, tmp_path / "ray", "--scheduler", "ray", "--ray-address", cluster.address, benchmark="humaneval-plus")
+    assert remote["results"] == local["results"] and len(local["results"]) == 18
+    assert remote["scores"]["scores"] == local["scores"]["scores"]
 
 
 def test_a_task_lost_for_good_is_a_sandbox_error_and_the_next_run_judges_it(cluster: Any, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import json
 import os
+import pickle
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -84,6 +85,20 @@ def _digest(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
+@functools.cache
+def verdict_code_digest() -> str:
+    """Hash of all the code that shapes a verdict, whatever the language: the judges, every language plugin
+    and driver, the value codec, the oracles, the job plans and the labeller. Part of every program hash,
+    so a change to any of them never serves a verdict cached before it."""
+    root = Path(__file__).resolve().parents[1]
+    files = [*(root / "judging").rglob("*.py"), *(p for p in (root / "languages").rglob("*") if p.is_file() and p.suffix != ".pyc"),
+             root / "values.py", root / "oracles.py", root / "execution" / "jobs.py", root / "execution" / "labels.py"]
+    h = hashlib.sha256()
+    for path in sorted(files):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
 class Executor:
     """Runs programs against problems' tests in a sandbox, in parallel, with caching."""
 
@@ -110,6 +125,7 @@ class Executor:
         self.notes: dict[str, str] = {}  # problem -> what was left out of its tests, and why
         self.stopping = threading.Event()  # set by stop(): nothing judged from then on is kept
         self.labeller = Labeller(sandbox, benchmark, settings, cache_dir, self.stopping)
+        self._problem_digests: dict[str, str] = {}
 
     # ------------------------------------------------------------ identities
 
@@ -122,10 +138,21 @@ class Executor:
             self.benchmark.name,
             self.benchmark.content_hash,
             problem.id,
+            self.problem_digest(problem),
+            verdict_code_digest(),
             asdict(self.settings),
             code,
             *self._toolchain(problem),
         )
+
+    def problem_digest(self, problem: Problem) -> str:
+        """Hash of the problem as the loader built it (its tests, prompt, reference, tags): the data file's hash
+        alone misses a loader that now builds other tests from the same file."""
+        found = self._problem_digests.get(problem.id)
+        if found is None:
+            # pickle: fast, and as stable as the loader's own order (a Problem holds no sets); checked across hash seeds
+            found = self._problem_digests[problem.id] = hashlib.sha256(pickle.dumps(problem, protocol=5)).hexdigest()
+        return found
 
     def key(self, sample: Sample) -> str | None:
         """A sample's program hash, the key its verdict is stored and cached by (None: a task this benchmark lacks)."""
@@ -136,8 +163,9 @@ class Executor:
         """A digest of everything but the program that goes into program hashes: when a run store's samples
         were keyed under another context (no judge, other limits, another toolchain), they are keyed again."""
         toolchains = sorted({self._toolchain(p) for p in self.benchmark.problems.values()})
+        problems = sorted(self.problem_digest(p) for p in self.benchmark.problems.values())
         return _digest(__version__, py.driver_digest(), self.sandbox.name, self.benchmark.name, self.benchmark.content_hash,
-                       asdict(self.settings), toolchains)
+                       asdict(self.settings), toolchains, verdict_code_digest(), problems)
 
     def _toolchain(self, problem: Problem) -> tuple[str, ...]:
         """The language toolchain's version and the harness code, where a language plugin decides verdicts too."""
