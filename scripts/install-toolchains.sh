@@ -8,6 +8,7 @@ PACKAGES=(
   g++ gdc golang-go openjdk-17-jdk-headless scala mono-mcs nodejs node-typescript
   php-cli ruby lua5.4 lua-unit perl libtest-deep-perl r-base-core racket bash bc
   elixir clojure ghc ocaml
+  libboost-dev libssl-dev golang-github-stretchr-testify-dev librust-rand-dev librust-regex-dev librust-md5-dev  # humaneval-x: what its programs include, import and use
   cmake  # repository tasks in C (assay swe mine --profile cjson: cmake, make, ctest)
   podman runc debootstrap  # repository tasks in containers (assay swe image build; --runtime podman|docker)
 )

@@ -28,6 +28,7 @@ class Runner(StrEnum):
     CHECK = "check"  # HumanEval's `check(candidate)`, replayed on the trusted side (Python only)
     SCRIPT = "script"  # MultiPL-E's shape: program = prompt + completion + tests, run by the language plugin
     UNITS = "units"  # a hand-written benchmark's unit tests, compiled with a harness by the language plugin
+    NATIVE = "native"  # a benchmark's own test program in the language's native shape (HumanEval-X's): assay.languages.native_tests
     # CRUXEval: the sample is a prediction, not a program; the tests are CRUXEval's `assert <output> == ??`
     # (assay.judging.cruxeval). Input mode: the prediction calls f; output mode: it is a value, without f.
     PREDICT_INPUT = "predict-input"

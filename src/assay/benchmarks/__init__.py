@@ -49,6 +49,9 @@ for _plus in ("humaneval-plus", "mbpp-plus"):
     for _lang in ("clj", "cpp", "cs", "d", "elixir", "go", "hs", "java", "js", "lua", "ml", "php", "pl", "r", "rb", "rkt", "rs",
                   "scala", "sh", "swift", "ts"):
         REGISTRY[f"{_plus}/{_lang}"] = ("assay.benchmarks.plus_languages", "load_plus_language", {"plus": _plus, "lang": _lang})
+# HumanEval-X: humaneval-x/cpp, go, java, js, python, rust, each run with its own test program.
+for _lang in ("cpp", "go", "java", "js", "python", "rust"):
+    REGISTRY[f"humaneval-x/{_lang}"] = ("assay.benchmarks.humaneval_x", "load_humaneval_x", {"lang": _lang})
 # LiveCodeBench: `livecodebench` is the latest release (v6); livecodebench/v1 .. v6 are upstream's cumulative release_v1 .. v6.
 REGISTRY["livecodebench"] = ("assay.benchmarks.livecodebench", "load_livecodebench", {"latest": True})
 for _release in range(1, 7):

@@ -96,6 +96,10 @@ def toolchain_binds(names: set[str]) -> list[str]:
     for name in sorted(names):
         try:
             binds.extend(get_language(name).toolchain().ro_binds)
+            if name in ("go", "rust"):  # HumanEval-X's testify seed and crates (assay.languages.native_tests)
+                from assay.languages.native_tests import support_binds
+
+                binds.extend(support_binds(get_language(name)))
         except (UnknownLanguage, ToolchainMissing):
             continue
     return sorted(set(binds))

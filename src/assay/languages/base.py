@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 
 from assay import values
-from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict, test_program
+from assay.problems import CaseTests, Problem, Runner, Status, TestDetail, Verdict, test_program
 from assay.sandbox.base import Phase, Sandbox, SandboxLimits, SandboxResult
 from assay.values import Signature, Type
 
@@ -296,6 +296,10 @@ class Language(abc.ABC):
             toolchain = self.toolchain()
         except ToolchainMissing as exc:
             return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
+        if test_program(problem).runner == Runner.NATIVE:
+            from assay.languages.native_tests import judge_native
+
+            return judge_native(self, sandbox, problem, code, limits)
         self.prepare(toolchain)
         marker = "ASSAY-DONE-" + secrets.token_hex(16)
         result = self.run_program(sandbox, problem, self.files(problem, code, marker), limits, toolchain)
