@@ -57,7 +57,7 @@ _ENTRY = {
     "go": re.compile(r"^func\s+(\w+)\s*\(", re.M),
     "java": re.compile(r"public\s+[\w<>\[\], ?]+\s+(\w+)\s*\([^()]*\)[^{;]*\{\s*$"),
     "js": re.compile(r"^const\s+(\w+)\s*=", re.M),
-    "rust": re.compile(r"^fn\s+(\w+)", re.M),
+    "rust": re.compile(r"^(?:pub\s+)?fn\s+(\w+)", re.M),
 }
 
 

@@ -455,6 +455,9 @@ class RustShape(Shape):
         from assay.languages.rust import ASSERT_SHIM
 
         program = re.sub(r"^([ \t]*(?:pub\s+)?fn\s+)main(\s*\()", r"\1assay_sample_main\2", code, flags=re.M)
+        if _whole(problem, code):  # the declaration's `use` lines the tests rely on (rand::Rng), where the program lacks them
+            uses = [line for line in problem.prompt.splitlines() if line.startswith("use ") and line not in program.splitlines()]
+            program = "\n".join(uses) + "\n" + program
         tests = test_program(problem).code
         names = _RUST_TEST.findall(re.sub(r"/\*.*?\*/", "", tests, flags=re.S))  # Rust/32's tests are all in a comment
         tests = tests.replace("#[cfg(test)]", "")
