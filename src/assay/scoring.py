@@ -9,7 +9,7 @@ passed; in the plus score when it passed.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -136,11 +136,42 @@ def score_run(
     apart: dict[str, dict[str, list[bool]]] = {}
     statuses: list[str] = []
     per_language: dict[str, list[str]] = {}
-    rows: list[dict[str, Any]] = []
+    seen_tasks: set[str] = set()
+    written = write_jsonl(store.run_dir / "results.jsonl",
+                          _result_rows(store, benchmark, only, defects, per_label, apart, statuses, per_language, seen_tasks))
+    results_path = store.run_dir / "results.jsonl"
+    scores: dict[str, dict[int, PassAtK]] = {}
+    missing: dict[str, list[int]] = {}
+    for label, results in per_label.items():
+        scores[label] = score_pass_at_k(results, ks)
+        missing[label] = [k for k, s in scores[label].items() if s.n_problems == 0]
+    return Evaluation(
+        config=config,
+        scores=scores,
+        counts=status_counts(statuses),
+        n_samples=written,
+        unknown_tasks=unknown,
+        defects=defects,
+        results_path=results_path,
+        missing_k=missing,
+        by_language={lang: status_counts(st) for lang, st in sorted(per_language.items())},
+        program_judged={pid: why for pid in sorted(seen_tasks) for kind, why in [judged_as(benchmark.problems[pid])]
+                        if kind == "program-judged"},
+        defective_scores={label: score_pass_at_k(results, ks) for label, results in apart.items()},
+        n_problems=len({t for label, results in per_label.items() if not label.endswith(" (methods)") for t in results}),
+        n_problems_total=len(benchmark.problems),
+    )
+
+
+def _result_rows(store: RunStore, benchmark: Benchmark, only: Collection[str] | None, defects: dict[str, str],
+                 per_label: dict[str, dict[str, list[bool]]], apart: dict[str, dict[str, list[bool]]], statuses: list[str],
+                 per_language: dict[str, list[str]], seen_tasks: set[str]) -> Iterator[dict[str, Any]]:
+    """The results file's rows, one a sample as the store yields them (never all in memory), tallying the scores' inputs."""
     for sample, verdict in store.results():
         task_id, idx, completion, solution, extra = sample.task_id, sample.index, sample.completion, sample.solution, sample.extra
         if verdict is None or (only is not None and task_id not in only):
             continue  # not judged (cannot happen after a finished run), or not asked for this time
+        seen_tasks.add(task_id)
         flags = suite_flags(benchmark, task_id, verdict)
         if verdict.status is not Status.SKIPPED:  # no toolchain here: not a failure, not scored
             for label, ok in flags.items():
@@ -175,27 +206,4 @@ def score_run(
             row["plus_status"] = "pass" if flags["plus"] else "fail"
         if verdict.stderr and not verdict.passed:
             row["stderr"] = verdict.stderr[-2000:]
-        rows.append(row)
-    results_path = store.run_dir / "results.jsonl"
-    write_jsonl(results_path, rows)
-    scores: dict[str, dict[int, PassAtK]] = {}
-    missing: dict[str, list[int]] = {}
-    for label, results in per_label.items():
-        scores[label] = score_pass_at_k(results, ks)
-        missing[label] = [k for k, s in scores[label].items() if s.n_problems == 0]
-    return Evaluation(
-        config=config,
-        scores=scores,
-        counts=status_counts(statuses),
-        n_samples=len(rows),
-        unknown_tasks=unknown,
-        defects=defects,
-        results_path=results_path,
-        missing_k=missing,
-        by_language={lang: status_counts(st) for lang, st in sorted(per_language.items())},
-        program_judged={pid: why for pid in sorted({r["task_id"] for r in rows}) for kind, why in [judged_as(benchmark.problems[pid])]
-                        if kind == "program-judged"},
-        defective_scores={label: score_pass_at_k(results, ks) for label, results in apart.items()},
-        n_problems=len({t for label, results in per_label.items() if not label.endswith(" (methods)") for t in results}),
-        n_problems_total=len(benchmark.problems),
-    )
+        yield row

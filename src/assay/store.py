@@ -217,13 +217,18 @@ class RunStore(VerdictCache):
     def results(self) -> Iterator[tuple[Sample, Verdict | None]]:
         """Every sample with its verdict (None if not judged yet), in samples-file order."""
         with self._lock:
-            rows = self._db.execute(
+            cursor = self._db.execute(
                 "SELECT s.task_id, s.idx, s.program_hash, s.completion, s.solution, s.extra, v.verdict FROM samples s "
                 "LEFT JOIN verdicts v ON v.program_hash = s.program_hash ORDER BY s.seq"
-            ).fetchall()
-        for task_id, idx, h, completion, solution, extra, verdict in rows:
-            sample = Sample(task_id, idx, completion, solution, 0, json.loads(extra), program_hash=h or None)
-            yield sample, verdict_from_json(verdict) if verdict else None
+            )
+        while True:  # in chunks, so a run of millions of samples is never all in memory at once
+            with self._lock:
+                rows = cursor.fetchmany(2000)
+            if not rows:
+                return
+            for task_id, idx, h, completion, solution, extra, verdict in rows:
+                sample = Sample(task_id, idx, completion, solution, 0, json.loads(extra), program_hash=h or None)
+                yield sample, verdict_from_json(verdict) if verdict else None
 
     def reference_verdict(self, key: str) -> Verdict | None:
         """The stored outcome of checking a problem's reference solution."""
