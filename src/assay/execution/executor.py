@@ -527,6 +527,7 @@ class Executor:
         """
         done = store.done_programs()
         inflight: dict[str, Future[Verdict]] = {}
+        judged: dict[str, bool] = {}  # judged in this run: a later sample of the same program counts as it did
         report = on_verdict or (lambda count, passed: None)
 
         def finish(h: str, future: Future[Verdict]) -> None:
@@ -536,7 +537,9 @@ class Executor:
             store.put(h, verdict)
             if cache is not None and verdict.status is not Status.SANDBOX_ERROR:
                 cache.put(h, verdict)
+            judged[h] = verdict.passed
             report(1, verdict.passed)
+            inflight.pop(h, None)  # stored: a run of millions of programs does not keep every verdict in memory
 
         for sample in samples:
             problem = self.benchmark.problems[sample.task_id]
@@ -545,8 +548,12 @@ class Executor:
             if h in done:
                 report(1, None)
                 continue
-            if h in inflight:  # the same program is already running: count this sample when it is judged
-                inflight[h].add_done_callback(lambda f: report(1, f.result().passed) if not f.exception() else None)
+            running = inflight.get(h)
+            if running is not None:  # the same program is already running: count this sample when it is judged
+                running.add_done_callback(lambda f: report(1, f.result().passed) if not f.exception() else None)
+                continue
+            if h in judged:
+                report(1, judged[h])
                 continue
             cached = cache.get(h) if cache else None
             if cached is not None:
@@ -557,7 +564,7 @@ class Executor:
             future = scheduler.submit(self.job(problem, code, h))
             inflight[h] = future
             future.add_done_callback(functools.partial(_finish_later, finish, h))
-        for future in inflight.values():
+        for future in tuple(inflight.copy().values()):
             future.result()  # waits, and surfaces a crash in the judge
 
 
