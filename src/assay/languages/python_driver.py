@@ -386,17 +386,23 @@ def run_program(job: dict[str, Any], report: dict[str, Any], nonce: bytes) -> No
     report["cpu"] = _cpu()
 
 
-def main() -> None:
+def read_job() -> tuple[bytes, dict[str, Any]]:
+    """The run's nonce (stdin, then closed to /dev/null) and its job (job.json, then removed), with the job's sys_path added."""
     nonce = os.read(0, 256).split(b"\n", 1)[0]
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     with open("job.json", "rb") as handle:
-        job = json.load(handle)
+        job: dict[str, Any] = json.load(handle)
     os.unlink("job.json")
     for path in job.get("sys_path", []):
         if path not in sys.path:
             sys.path.append(path)
     signal.signal(signal.SIGPROF, _on_sigprof)
+    return nonce, job
+
+
+def main() -> None:
+    nonce, job = read_job()
     report = {"load_limit": job.get("load_limit", 10.0)}
     disarm_frame_gadgets()
     sys.addaudithook(make_audit_hook(_LIBRARY_DIRS + tuple(job.get("sys_path", [])), channel=channel_identity()))

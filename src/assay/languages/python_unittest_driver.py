@@ -354,18 +354,7 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
 
 
 def main() -> None:
-    nonce = os.read(0, 256).split(b"\n", 1)[0]
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    with open("job.json", "rb") as handle:
-        import json
-
-        job = json.load(handle)
-    os.unlink("job.json")
-    for path in job.get("sys_path", []):
-        if path not in sys.path:
-            sys.path.append(path)
-    signal.signal(signal.SIGPROF, driver._on_sigprof)
+    nonce, job = driver.read_job()
     driver.disarm_frame_gadgets()
     library_dirs = driver._LIBRARY_DIRS + tuple(job.get("sys_path", []))
     emit = make_emit(nonce)
