@@ -402,7 +402,7 @@ class GoShape(Shape):
 CRATES_DIR_ENV = "ASSAY_HUMANEVAL_X_CRATES_DIR"
 RUST_CRATES = {"rand": "0.8", "regex": "1", "md5": "0.7"}  # upstream's Cargo.toml: rand 0.4, regex 1, md5 0.7.0
 CARGO_REGISTRY = "/usr/share/cargo/registry"  # Debian's librust-*-dev sources
-_RUST_TEST = re.compile(r"#\[test\]\s*(?:pub\s+)?fn\s+(\w+)")
+_RUST_TEST = re.compile(r"#\[test\]\s*(?://[^\n]*\n\s*)*(?:pub\s+)?fn\s+(\w+)")  # Rust/50: a comment between
 
 
 def _build_crates(work: Path, rustc: str) -> None:
@@ -461,6 +461,8 @@ class RustShape(Shape):
         tests = test_program(problem).code
         names = _RUST_TEST.findall(re.sub(r"/\*.*?\*/", "", tests, flags=re.S))  # Rust/32's tests are all in a comment
         tests = tests.replace("#[cfg(test)]", "")
+        # rand 0.4's gen_range(low, high), as upstream pinned it, is rand 0.8's gen_range(low..high) (Rust/50)
+        tests = re.sub(r"\bgen_range\(([^,()]+),\s*([^()]+?)\)", r"gen_range(\1..\2)", tests)
         tests = _RUST_TEST.sub(lambda m: f"#[allow(dead_code)]\npub fn {m.group(1)}", tests)
         calls = "".join(f"    tests::{name}();\n" for name in names)
         main = ("\nfn main() {\n" + calls + "    use std::io::Write as _;\n    let _ = std::io::stdout().flush();\n"
