@@ -36,6 +36,7 @@ the sample's own types or functions, the sample decides.
 
 from __future__ import annotations
 
+import abc
 import os
 import re
 import secrets
@@ -84,7 +85,7 @@ def judge_native(language: Language, sandbox: Sandbox, problem: Problem, code: s
     return classify(result, marker, limits)
 
 
-class Shape:
+class Shape(abc.ABC):
     """How one language's native test program is laid out, built and run."""
 
     build: str = ""
@@ -94,9 +95,9 @@ class Shape:
         """Support files built once on the host; the environment the phases need for them."""
         return {}
 
+    @abc.abstractmethod
     def files(self, language: Language, problem: Problem, code: str, marker: str) -> dict[str, bytes]:
         """The work dir's files."""
-        raise NotImplementedError
 
 
 def _whole(problem: Problem, code: str) -> bool:
