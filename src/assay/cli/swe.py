@@ -9,7 +9,7 @@ import re
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -17,7 +17,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from assay.cli.common import app, console, default_cache_dir, err, fail
+from assay.cli.common import RayAddressOpt, SchedulerOpt, app, console, default_cache_dir, err, fail
 from assay.swe.mine import PROFILES
 
 if TYPE_CHECKING:
@@ -68,15 +68,20 @@ def evaluate(
     network: Annotated[bool, typer.Option("--network", help="Allow cloning repositories from GitHub that --repos does not hold.")] = False,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors and environments are kept.")] = None,
     name: Annotated[str | None, typer.Option("--name", help="The task set's name in reports (suite swe:NAME; default: the --tasks files' names).")] = None,
+    scheduler: SchedulerOpt = "local",
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Apply each prediction to its task's repository at the base commit, run the project's tests in the
     sandbox, and grade them as SWE-bench v5 does (RESOLVED_FULL / PARTIAL / NO, infrastructure errors apart)."""
-    from assay.swe.envs import EnvironmentFailed, build
-    from assay.swe.harness import Environment, TaskResult, evaluate_task
-    from assay.swe.repos import RepoStore
-    from assay.swe.runtime import Limits, RuntimeUnavailable
+    from assay.execution.ray_scheduler import RayUnavailable
+    from assay.swe.runtime import RuntimeUnavailable
+    from assay.swe.scheduling import GradeSpec, task_pool
     from assay.swe.tasks import Prediction, TaskFormatError, load_predictions
 
+    if scheduler not in ("local", "ray"):
+        fail(f"unknown --scheduler {scheduler!r}; choose local or ray")
+    if ray_address and scheduler != "ray":
+        fail("--ray-address needs --scheduler ray")
     sandbox = _sandbox(runtime, image)
     if sum(bool(x) for x in (predictions, gold, empty)) != 1:
         fail("give exactly one of --predictions FILE, --gold or --empty")
@@ -111,29 +116,14 @@ def evaluate(
     import hashlib
 
     todo = [(t, p, r) for t, p, r in pairs if (t.instance_id, r, hashlib.sha256(p.patch.encode()).hexdigest()) not in done]
-    store = RepoStore(cache, list(repos or []), allow_network=network)
-    limits = Limits(wall_seconds=timeout)
+    spec = GradeSpec(cache=str(cache), repos=tuple(str(p) for p in repos or []), network=network, runtime=runtime, image=sandbox.image,
+                     python=str(python) if python else None, timeout=timeout, empty=empty)
+    make_pool = task_pool(scheduler, ray_address, spec, workers or max(1, (os.cpu_count() or 2) // 2))
     started = time.monotonic()
-
-    def grade_one(task: Task, prediction: Prediction, run: int) -> TaskResult:
-        result = _grade(task, prediction)
-        result.run = run
-        return result
-
-    def _grade(task: Task, prediction: Prediction) -> TaskResult:
-        try:
-            interpreter = python or (build(task, cache) if task.language == "python" and task.install else Path(sys.executable))
-            env = Environment.of(interpreter, task.language)
-        except (EnvironmentFailed, OSError, subprocess.CalledProcessError) as exc:
-            return TaskResult(task.instance_id, prediction.model, "error", error=f"environment: {exc}",
-                              patch_sha256=hashlib.sha256(prediction.patch.encode()).hexdigest())
-        return evaluate_task(task, prediction, store, env, limits, run_empty=empty, sandbox=sandbox)
-
-    n_workers = workers or max(1, (os.cpu_count() or 2) // 2)
     results: list[dict[str, object]] = list(done.values())
     try:
-        with ThreadPoolExecutor(max_workers=n_workers) as pool, open(results_path, "a") as sink:
-            futures = {pool.submit(grade_one, t, p, r): t.instance_id for t, p, r in todo}
+        with make_pool() as pool, open(results_path, "a") as sink:
+            futures = {pool.submit(t, p, r): t.instance_id for t, p, r in todo}
             for future in as_completed(futures):
                 try:
                     result = future.result()
@@ -145,6 +135,8 @@ def evaluate(
                 results.append(row)
                 what = result.resolution if not result.infra else f"error: {result.error}"
                 err.print(f"[assay] {result.instance_id}: {what} ({result.seconds:.1f} s)", markup=False, highlight=False)
+    except RayUnavailable as exc:
+        fail(str(exc))
     except KeyboardInterrupt:
         err.print(f"[bold red]interrupted:[/] the tasks graded so far are in {escape(str(results_path))}; run the command again to go on",
                   highlight=False)

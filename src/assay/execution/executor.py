@@ -33,7 +33,7 @@ from assay.execution.jobs import (
     Skip,
     run_job,
 )
-from assay.execution.labels import Expected, Labeller
+from assay.execution.labels import Expected, Labeller, Recent
 from assay.execution.schedulers import LocalScheduler, Scheduler, SchedulerFactory
 from assay.judging import cruxeval
 from assay.judging.cases import CasePlan, plan_for
@@ -102,6 +102,8 @@ def verdict_code_digest() -> str:
 class Executor:
     """Runs programs against problems' tests in a sandbox, in parallel, with caching."""
 
+    WINDOW_PER_WORKER = 4  # programs submitted ahead of the workers, per worker
+
     def __init__(
         self,
         sandbox: Sandbox,
@@ -117,8 +119,9 @@ class Executor:
         self.settings = settings
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.cache_dir = cache_dir
-        self._plans: dict[str, tuple[Problem, CasePlan]] = {}
-        self._case_plans: dict[str, PythonCases] = {}
+        # A problem's plan holds its expected outputs: the recent ones are kept (made again from the labels on disk).
+        self._plans: Recent[str, tuple[Problem, CasePlan]] = Recent()
+        self._case_plans: Recent[str, PythonCases] = Recent()
         self._plan_lock = threading.Lock()
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._reference_cpu: dict[str, float] = {}
@@ -243,7 +246,8 @@ class Executor:
         if made is None:
             judging, case_limits = self.case_judging(problem)
             cpu = min(s.case_total_limit, sum(case_limits)) + 10  # + loading the sample
-            made = self._case_plans[problem.id] = PythonCases(judging, tuple(case_limits), self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES))
+            made = self._case_plans.put(problem.id, PythonCases(judging, tuple(case_limits), self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES)),
+                                        evictable=self.labeller.cached_on_disk(problem))
         return problem, made
 
     @staticmethod
@@ -269,15 +273,16 @@ class Executor:
 
     def language_plan(self, language: Language, problem: Problem) -> tuple[Problem, CasePlan]:
         """The problem as judged (cases whose labels the language can hold) and its plan, made once per problem."""
-        with self._plan_lock:
-            if problem.id in self._plans:
-                return self._plans[problem.id]
+        found = self._plans.get(problem.id)
+        if found is not None:
+            return found
         with self._problem_lock("plan", problem.id):
             return self._plan_once(language, problem)
 
     def _plan_once(self, language: Language, problem: Problem) -> tuple[Problem, CasePlan]:
-        if problem.id in self._plans:
-            return self._plans[problem.id]
+        found = self._plans.get(problem.id)
+        if found is not None:
+            return found
         tests = problem.tests
         assert isinstance(tests, CaseTests) and tests.signature is not None
         if not self.needs_reference(problem):
@@ -330,9 +335,7 @@ class Executor:
             kept = dataclasses.replace(problem, tests=dataclasses.replace(tests, cases=tuple(tests.cases[i] for i in keep),
                                                                           left_out=tuple(sorted(left_out.items()))))
             made = (kept, plan_for(language, kept, expected=expected, atols=suite_atols(expected, suites, tests.atol)))
-        with self._plan_lock:
-            self._plans[problem.id] = made
-        return made
+        return self._plans.put(problem.id, made, evictable=not self.needs_reference(problem) or self.labeller.cached_on_disk(problem))
 
     def _int_twin_differs(self, problem: Problem, exp: Expected) -> set[int]:
         """Cases with a whole-number float at a float parameter whose int twin (plus_languages.int_twins)
@@ -525,19 +528,20 @@ class Executor:
         A verdict is written to the store by the worker that produced it, before it is reported:
         on_verdict(count, passed), passed None where the verdict was judged before (a resumed run).
         """
-        done = store.done_programs()
         inflight: dict[str, Future[Verdict]] = {}
-        judged: dict[str, bool] = {}  # judged in this run: a later sample of the same program counts as it did
         report = on_verdict or (lambda count, passed: None)
+        # At most this many programs wait or run at once: a stream of a million samples is pulled as the
+        # workers free up, so neither the jobs nor the samples pile up in memory.
+        window = threading.BoundedSemaphore(self.WINDOW_PER_WORKER * max(1, scheduler.workers))
 
         def finish(h: str, future: Future[Verdict]) -> None:
+            window.release()
             if future.cancelled() or future.exception() is not None or self.stopping.is_set():
                 return  # re-raised below, in the caller's thread (or stopped: a killed run's verdict is not one)
             verdict = future.result()
             store.put(h, verdict)
             if cache is not None and verdict.status is not Status.SANDBOX_ERROR:
                 cache.put(h, verdict)
-            judged[h] = verdict.passed
             report(1, verdict.passed)
             inflight.pop(h, None)  # stored: a run of millions of programs does not keep every verdict in memory
 
@@ -545,22 +549,23 @@ class Executor:
             problem = self.benchmark.problems[sample.task_id]
             code = program_text(problem, sample)
             h = sample.program_hash or self.program_hash(problem, code)  # hashed once: where the run stored it
-            if h in done:
-                report(1, None)
-                continue
-            running = inflight.get(h)
+            running = inflight.get(h)  # looked up before the store: a verdict is stored before it leaves inflight
             if running is not None:  # the same program is already running: count this sample when it is judged
-                running.add_done_callback(lambda f: report(1, f.result().passed) if not f.exception() else None)
+                running.add_done_callback(lambda f: report(1, f.result().passed) if not f.cancelled() and not f.exception() else None)
                 continue
-            if h in judged:
-                report(1, judged[h])
+            state = store.judged(h)
+            if state is not None and (state[1] or state[0] is not Status.SANDBOX_ERROR):  # an earlier run's sandbox error is retried
+                status, this_run = state
+                report(1, status is Status.PASSED if this_run else None)
                 continue
             cached = cache.get(h) if cache else None
             if cached is not None:
                 store.put(h, cached)
-                done.add(h)
                 report(1, cached.passed)
                 continue
+            while not window.acquire(timeout=0.2):
+                if self.stopping.is_set():
+                    return
             future = scheduler.submit(self.job(problem, code, h))
             inflight[h] = future
             future.add_done_callback(functools.partial(_finish_later, finish, h))

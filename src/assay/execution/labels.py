@@ -11,9 +11,10 @@ import hashlib
 import json
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from assay.languages import plaindata
 from assay.languages import python as py
@@ -41,6 +42,51 @@ class Expected:
     failures: dict[int, str] = field(default_factory=dict)  # invalid case -> how the reference failed ("raise", "timeout", ...); not cached
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Recent(Generic[K, V]):
+    """What a run keeps of its problems' expected outputs and plans: the last `capacity` used, plus every one
+    that cannot be made again cheaply (pinned). Samples come grouped by problem, so a problem's plan is
+    made once or twice a run, and memory holds a few problems' expected outputs, not every problem's
+    (HumanEval+'s largest is 90 MB pickled)."""
+
+    def __init__(self, capacity: int = 8) -> None:
+        self.capacity = capacity
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._pinned: dict[K, V] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            if key in self._pinned:
+                return self._pinned[key]
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: K, value: V, *, evictable: bool = True) -> V:
+        with self._lock:
+            if not evictable:
+                self._pinned[key] = value
+                return value
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.capacity:
+                self._items.popitem(last=False)
+            return value
+
+    def __contains__(self, key: K) -> bool:
+        with self._lock:
+            return key in self._pinned or key in self._items
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._pinned) + len(self._items)
+
+
 def _dump_value(value: Any) -> Any:
     if isinstance(value, py.BigOutput):
         return ["big", value.digest, value.size]
@@ -64,7 +110,7 @@ class Labeller:
         self.settings = settings
         self.cache_dir = cache_dir
         self.stopping = stopping  # once set (Ctrl-C), nothing computed is written to the cache
-        self._expected: dict[str, Expected] = {}
+        self._expected: Recent[str, Expected] = Recent()  # labels on disk are read again when needed again
         self._lock = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
 
@@ -88,14 +134,16 @@ class Labeller:
 
     def expected(self, problem: Problem) -> Expected:
         """Expected outputs for a case-tested problem (from the cache, or by running the reference)."""
-        if problem.id in self._expected:
-            return self._expected[problem.id]
+        found = self._expected.get(problem.id)
+        if found is not None:
+            return found
         with self._problem_lock(problem.id):
             return self._expected_once(problem)
 
     def _expected_once(self, problem: Problem) -> Expected:
-        if problem.id in self._expected:
-            return self._expected[problem.id]
+        found = self._expected.get(problem.id)
+        if found is not None:
+            return found
         assert isinstance(problem.tests, CaseTests)
         path = self._expected_path(problem)
         if path is not None and path.exists():
@@ -109,8 +157,13 @@ class Labeller:
                 values = [_dump_value(v) for v in exp.values]
                 tmp.write_text(json.dumps({"values": values, "cpu": exp.cpu, "invalid": exp.invalid, "messages": exp.messages, "raised": exp.raised}))
                 os.replace(tmp, path)
-        self._expected[problem.id] = exp
-        return exp
+        # Evictable only where it is on disk: without a cache, labelling again would run the reference again.
+        return self._expected.put(problem.id, exp, evictable=path is not None and path.exists())
+
+    def cached_on_disk(self, problem: Problem) -> bool:
+        """Whether a problem's labels can be read again from the cache (so what is made of them may be dropped)."""
+        path = self._expected_path(problem)
+        return path is not None and path.exists()
 
     def _compute_expected(self, problem: Problem) -> Expected:
         tests = problem.tests

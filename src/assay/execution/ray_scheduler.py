@@ -112,7 +112,7 @@ class RayScheduler:
         self._inflight: dict[Any, Future[Verdict]] = {}
         # A problem's case plan (its expected outputs: a median 100 KB on HumanEval+, 90 MB at most) goes into
         # the object store once and each of its samples' tasks refers to it, instead of carrying its own copy.
-        self._shared: dict[tuple[str, int], tuple[Any, Plan]] = {}
+        self._shared: dict[str, tuple[Any, Plan]] = {}
         self._lock = threading.Lock()
         self._stopped = False
 
@@ -124,11 +124,11 @@ class RayScheduler:
             cancelled.cancel()
             return cancelled
         judged: Any = (job.problem, job.plan)
-        if isinstance(job.plan, PythonCases | LanguageCases):  # made once per problem by the executor, so the same object
-            key = (job.problem.id, id(job.plan))
-            shared = self._shared.get(key)
-            if shared is None:
-                shared = self._shared[key] = (self.ray.put(judged), job.plan)  # the plan kept alive: its id stays its own
+        if isinstance(job.plan, PythonCases | LanguageCases):  # one object for a problem's samples, while the executor keeps it
+            with self._lock:
+                shared = self._shared.get(job.problem.id)
+                if shared is None or shared[1] is not job.plan:  # made again (the executor keeps recent plans): the old one goes
+                    shared = self._shared[job.problem.id] = (self.ray.put(judged), job.plan)
             judged = shared[0]
         ref = self._task.remote(job.program_hash, job.code, judged, self.spec)
         future: Future[Verdict] = Future()

