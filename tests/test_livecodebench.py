@@ -8,10 +8,8 @@ from __future__ import annotations
 import base64
 import json
 import pickle
-import threading
 import zlib
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ from assay.benchmarks.window import WindowError, released_within
 from assay.generation import code_of
 from assay.judging.stdio import output_mismatch
 from assay.prompts import INSTRUCT
+from tests.fakes.hub import Hub, serve_hub
 
 FIXTURE = Path(__file__).parent / "fixtures" / "livecodebench"
 runner = CliRunner()
@@ -215,36 +214,9 @@ REPO = "livecodebench/code_generation_lite"
 
 @pytest.fixture()
 def hub() -> Iterator[tuple[list[str], str]]:
-    files = {name: (FIXTURE / name).read_bytes() for name in ("test.jsonl", "test2.jsonl")}
-    asked: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            asked.append(self.path)
-            if self.path == f"/api/datasets/{REPO}/revision/main":
-                self._send(200, json.dumps({"id": REPO, "sha": SHA, "siblings": [{"rfilename": n} for n in files]}).encode())
-            elif self.path.startswith(f"/datasets/{REPO}/resolve/{SHA}/") and self.path.rsplit("/", 1)[1] in files:
-                self._send(200, files[self.path.rsplit("/", 1)[1]])
-            else:
-                self._send(404, b'{"error": "Entry not found"}')
-
-        def _send(self, code: int, body: bytes) -> None:
-            self.send_response(code)
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield asked, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    state = Hub(REPO, SHA, {name: (FIXTURE / name).read_bytes() for name in ("test.jsonl", "test2.jsonl")})
+    with serve_hub(state) as url:
+        yield state.requests, url
 
 
 def test_the_hub_files_are_fetched_once_at_a_pinned_commit_and_checked(hub: tuple[list[str], str], tmp_path: Path,

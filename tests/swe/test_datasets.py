@@ -5,9 +5,7 @@ from the verified instances in shared/data/repo-tasks; and SWE-bench 5's rows (e
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -17,19 +15,11 @@ from assay import cli
 from assay.swe.datasets import DatasetUnavailable, _split_files, fetch, load
 from assay.swe.harness import Sandbox
 from assay.swe.tasks import load_tasks, task_from
+from tests.fakes.hub import Hub, serve_hub
 from tests.swe.test_swe import PYTHON, _data
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 LITE = "SWE-bench/SWE-bench_Lite"
-
-
-class Hub:
-    """What the server holds and was asked."""
-
-    def __init__(self, files: dict[str, bytes]) -> None:
-        self.files = files
-        self.requests: list[str] = []
-        self.garbage = False
 
 
 @pytest.fixture()
@@ -45,38 +35,10 @@ def hub(tmp_path: Path) -> Iterator[tuple[Hub, str]]:
     # Lists (test_directives) stay lists, as parquet holds them.
     table = pa.Table.from_pylist([{k: (v if isinstance(v, str | list) else json.dumps(v)) for k, v in r.items()} for r in rows])
     pq.write_table(table, tmp_path / "test.parquet")
-    state = Hub({"data/test-00000-of-00001.parquet": (tmp_path / "test.parquet").read_bytes(), "data/dev-00000-of-00001.parquet": b"not this"})
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            state.requests.append(self.path)
-            if state.garbage:
-                self._send(200, b"<html>a captive portal</html>")
-            elif self.path in (f"/api/datasets/{LITE}/revision/main", f"/api/datasets/{LITE}/revision/{SHA}"):
-                siblings = [{"rfilename": n} for n in [*state.files, "README.md"]]
-                self._send(200, json.dumps({"id": LITE, "sha": SHA, "siblings": siblings}).encode())
-            elif self.path.startswith(f"/datasets/{LITE}/resolve/{SHA}/") and self.path.split(f"{SHA}/", 1)[1] in state.files:
-                self._send(200, state.files[self.path.split(f"{SHA}/", 1)[1]])
-            else:
-                self._send(404, b'{"error": "Revision Not Found"}')
-
-        def _send(self, code: int, body: bytes) -> None:
-            self.send_response(code)
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    state = Hub(LITE, SHA, {"data/test-00000-of-00001.parquet": (tmp_path / "test.parquet").read_bytes(), "data/dev-00000-of-00001.parquet": b"not this"},
+                listed=("README.md",))
+    with serve_hub(state) as url:
+        yield state, url
 
 
 @pytest.mark.shared_data
