@@ -4,6 +4,7 @@ what the driver's store and job queue would face with 1,000 workers and 10 milli
     python benchmarks/scale.py memory [--samples FILE]     # peak RSS evaluating all of HumanEval+
     python benchmarks/scale.py flat [--counts 10000,100000]  # peak RSS against the number of samples
     python benchmarks/scale.py store                          # SQLite writes per second; job sizes in flight
+    python benchmarks/scale.py problem [--task HumanEval/130]  # one problem: labelling, then judging its reference
 
 `memory` and `flat` run `assay evaluate` as a user does and sample the resident memory of the driver and
 of every process under it (the sandboxes' zygotes and inits included; the programs under test are
@@ -200,16 +201,56 @@ def _job_sizes(cache: Path) -> dict[str, object]:
     return out
 
 
+def cmd_problem(args: argparse.Namespace) -> dict[str, object]:
+    """Where one problem's memory goes (in this process): labelling its inputs, then judging its reference."""
+    sys.path.insert(0, str(REPO / "src"))
+    from assay.benchmarks import load_benchmark
+    from assay.execution import JudgeSettings
+    from assay.execution.executor import Executor
+    from assay.sandbox import get_sandbox
+
+    def rss() -> float:
+        return _rss_kib(os.getpid()) / 1024
+
+    peak = [0.0]
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], rss())
+            time.sleep(0.01)
+
+    threading.Thread(target=watch, daemon=True).start()
+    cache = Path(tempfile.mkdtemp(prefix="assay-problem-"))
+    bench = load_benchmark(args.benchmark, data_dir=DATA, cache_dir=cache)
+    executor = Executor(get_sandbox(), bench, JudgeSettings(), workers=1, cache_dir=cache)
+    problem = bench.problems[args.task]
+    out: dict[str, object] = {"benchmark": args.benchmark, "task": args.task, "loaded_mib": round(rss(), 1)}
+    time.sleep(0.05)
+    peak[0] = 0.0
+    executor.expected(problem)
+    time.sleep(0.05)
+    out["labelling_peak_mib"], out["labels_held_mib"] = round(peak[0], 1), round(rss(), 1)
+    peak[0] = 0.0
+    verdict = executor.judge(problem, problem.reference_program())
+    time.sleep(0.05)
+    out["judging_reference_peak_mib"], out["reference"] = round(peak[0], 1), verdict.status.value
+    done.set()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["memory", "flat", "store"])
+    parser.add_argument("what", choices=["memory", "flat", "store", "problem"])
+    parser.add_argument("--benchmark", default="humaneval-plus")
+    parser.add_argument("--task", default="HumanEval/130")
     parser.add_argument("--samples", type=Path, default=DEFAULT_SAMPLES)
     parser.add_argument("--counts", default="10000,100000", type=lambda s: [int(x) for x in s.split(",")])
     parser.add_argument("--writes", type=int, default=20_000)
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "assay-scale-cache")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    result = {"memory": cmd_memory, "flat": cmd_flat, "store": cmd_store}[args.what](args)
+    result = {"memory": cmd_memory, "flat": cmd_flat, "store": cmd_store, "problem": cmd_problem}[args.what](args)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

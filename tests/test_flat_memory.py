@@ -24,6 +24,7 @@ from assay.problems import Benchmark, Status, Verdict
 from assay.samples import Sample, SamplesError, iter_samples
 from assay.sandbox import get_sandbox
 from assay.store import RunStore, VerdictCache
+from tests.conftest import shared_data
 
 RIGHT = "    for i, a in enumerate(numbers):\n        for b in numbers[i + 1:]:\n            if abs(a - b) < threshold:\n                return True\n    return False\n"
 WRONG = "    return False\n"
@@ -156,3 +157,41 @@ def test_verdicts_are_group_committed_read_back_before_and_kept_at_close(tmp_pat
     assert reopened.judged("a") == (Status.FAILED, False)  # written before this store was opened: an earlier run's
     assert reopened.judged("missing") is None
     reopened.close()
+
+
+def test_a_huge_outcome_line_is_parsed_when_read_and_reads_as_the_list_it_stands_for() -> None:
+    from assay.languages.python import DEFERRED_LINE, DeferredOutcome, parse_channel
+    from assay.sandbox.base import SandboxResult
+
+    nonce = b"n" * 32
+    big = list(range(DEFERRED_LINE // 4))
+    lines = [nonce + b" " + json.dumps(["outcome", ["ok", big, 0.25]], separators=(",", ":")).encode(),
+             nonce + b" " + json.dumps(["outcome", ["ok", [1, 2], 0.5]]).encode(),
+             b"forged " + json.dumps(["outcome", ["ok", big, 0.0]]).encode(),  # no nonce: not an event, however big
+             nonce + b" " + b'["outcome",["ok",[' + b"1," * DEFERRED_LINE + b"garbled",
+             nonce + b" " + json.dumps(["final", {"ok": True}]).encode()]
+    result = SandboxResult(exit_code=0, signal=None, stdout=b"", stderr=b"", channel=b"\n".join(lines) + b"\n", wall_seconds=0.1, cpu_seconds=0.1)
+    run = parse_channel(result, nonce)
+    assert run.report == {"ok": True} and len(run.outcomes) == 3
+    first, second, garbled = run.outcomes
+    assert isinstance(first, DeferredOutcome) and second == ["ok", [1, 2], 0.5]
+    assert (first[0], first[1], first[-1], len(first)) == ("ok", big, 0.25, 3)
+    assert garbled[0] == "driver_error" and "does not parse" in garbled[1]  # judged as a failure, never a crash
+
+
+@pytest.mark.slow
+def test_huge_outputs_judge_as_before_a_wrong_one_fails(tmp_path: Path) -> None:
+    # HumanEval+'s HumanEval/130 (tri): outputs of about a million numbers arrive as deferred outcomes.
+    from assay.execution.executor import Executor, JudgeSettings
+
+    try:
+        bench = load_benchmark("humaneval-plus", data_dir=shared_data(), cache_dir=tmp_path)
+    except DataUnavailable as exc:
+        pytest.skip(str(exc))
+    problem = bench.problems["HumanEval/130"]
+    executor = Executor(get_sandbox(), bench, JudgeSettings(), workers=1, cache_dir=tmp_path)
+    assert executor.judge(problem, problem.reference_program()).status is Status.PASSED
+    off_by_one = problem.reference_program().replace("def tri(n):", "def tri(n):\n    if n > 100000:\n        return [0] * (n + 1)\n", 1)
+    assert off_by_one != problem.reference_program()
+    verdict = executor.judge(problem, off_by_one)
+    assert verdict.status is Status.FAILED and "expected" in verdict.message

@@ -87,6 +87,31 @@ class Recent(Generic[K, V]):
             return len(self._pinned) + len(self._items)
 
 
+def _write_labels(path: Path, exp: Expected) -> None:
+    """Labels on disk, one line a value after a line of the rest: written and read a value at a time, so a
+    problem whose outputs are 124 MB of JSON (HumanEval+'s HumanEval/130) never has that text whole in memory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    with tmp.open("w", encoding="utf-8") as f:
+        f.write(json.dumps({"n": len(exp.values), "cpu": exp.cpu, "invalid": exp.invalid, "messages": exp.messages, "raised": exp.raised}) + "\n")
+        for value in exp.values:
+            f.write(json.dumps(_dump_value(value)) + "\n")
+    os.replace(tmp, path)
+
+
+def _read_labels(path: Path) -> Expected | None:
+    """The labels `_write_labels` wrote, or None where the file does not read back whole."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            head = json.loads(f.readline())
+            values = [_load_value(json.loads(line)) for line in f]
+        if len(values) != head["n"]:
+            return None
+        return Expected(values, head["cpu"], head["invalid"], head["messages"], head.get("raised", 0))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
 def _dump_value(value: Any) -> Any:
     if isinstance(value, py.BigOutput):
         return ["big", value.digest, value.size]
@@ -126,11 +151,11 @@ class Labeller:
             # Labels from a Python reference depend on it and the inputs alone: languages that keep the same inputs share them.
             inputs = hashlib.sha256(repr([c.args for c in problem.tests.cases]).encode()).hexdigest()
             key = _digest("labels", reference, inputs, problem.tests.oracle, py.driver_digest(), py.python_version())
-            return self.cache_dir / "expected" / f"{key}.json"
+            return self.cache_dir / "expected" / f"{key}.jsonl"
         # The problem's own content is in the key: a local benchmark file can change under the same name.
         tests = hashlib.sha256(repr(problem.tests).encode()).hexdigest()
         key = _digest(self.benchmark.content_hash, problem.id, problem.prompt, problem.reference, reference, tests, py.driver_digest(), py.python_version())
-        return self.cache_dir / "expected" / f"{key}.json"
+        return self.cache_dir / "expected" / f"{key}.jsonl"
 
     def expected(self, problem: Problem) -> Expected:
         """Expected outputs for a case-tested problem (from the cache, or by running the reference)."""
@@ -146,17 +171,11 @@ class Labeller:
             return found
         assert isinstance(problem.tests, CaseTests)
         path = self._expected_path(problem)
-        if path is not None and path.exists():
-            data = json.loads(path.read_text())
-            exp = Expected([_load_value(v) for v in data["values"]], data["cpu"], data["invalid"], data["messages"], data.get("raised", 0))
-        else:
+        exp = _read_labels(path) if path is not None and path.exists() else None
+        if exp is None:  # not labelled yet (or a file that does not read back whole: labelled again)
             exp = self._compute_expected(problem)
             if path is not None and exp.messages[:1] != ["sandbox"] and not self.stopping.is_set():
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".tmp{os.getpid()}")
-                values = [_dump_value(v) for v in exp.values]
-                tmp.write_text(json.dumps({"values": values, "cpu": exp.cpu, "invalid": exp.invalid, "messages": exp.messages, "raised": exp.raised}))
-                os.replace(tmp, path)
+                _write_labels(path, exp)
         # Evictable only where it is on disk: without a cache, labelling again would run the reference again.
         return self._expected.put(problem.id, exp, evictable=path is not None and path.exists())
 
@@ -192,6 +211,8 @@ class Labeller:
         failures: dict[int, str] = {}
         for i in range(len(args)):
             outcome = run.outcomes[i] if i < len(run.outcomes) else None
+            if outcome is not None:
+                run.outcomes[i] = []  # decoded below: its raw lists go now, not when every output is decoded (HumanEval/130's are 12 MB each)
             if outcome is not None and outcome[0] == "big":
                 values.append(py.BigOutput(outcome[1], outcome[2]))
                 cpu.append(float(outcome[-1]))
