@@ -65,7 +65,7 @@ class DriverRun:
 
     sandbox: SandboxResult
     report: dict[str, Any] | None
-    outcomes: list[list[Any]] = field(default_factory=list)
+    outcomes: list[Any] = field(default_factory=list)  # each [kind, payload, ..., cpu]: a list, or a DeferredOutcome
     calls: list[dict[str, Any]] = field(default_factory=list)
     problem: str = ""  # why no final report was accepted
 
@@ -80,12 +80,56 @@ def run_driver(sandbox: Sandbox, job: dict[str, Any], limits: SandboxLimits) -> 
     return parse_channel(result, nonce)
 
 
+DEFERRED_LINE = 1 << 20  # an outcome line longer than this is parsed when it is read, not with the channel
+
+
+class DeferredOutcome:
+    """An outcome too big to hold parsed beside the others (HumanEval/130's are lists of a million numbers,
+    ten of them): kept as its place in the channel and parsed when read, so judging holds one parsed at a
+    time. Read as the list it stands for: outcome[0] (kind), outcome[1] (payload), outcome[-1] (CPU)."""
+
+    __slots__ = ("_channel", "_end", "_head", "_start")
+
+    def __init__(self, channel: bytes, start: int, end: int) -> None:
+        self._channel, self._start, self._end = channel, start, end
+        self._head: tuple[Any, Any, int] | None = None  # kind, CPU and length, which are small: parsed once
+
+    def _value(self) -> list[Any]:
+        try:
+            kind, value = json.loads(self._channel[self._start : self._end])
+        except ValueError:
+            kind, value = None, None
+        if kind != "outcome" or not isinstance(value, list) or len(value) < 2:
+            return ["driver_error", "an outcome line of the channel that does not parse", 0.0]
+        return value
+
+    def __getitem__(self, index: int) -> Any:
+        if self._head is None or index not in (0, -1):
+            value = self._value()
+            self._head = (value[0], value[-1], len(value))
+            return value[index]
+        return self._head[0] if index == 0 else self._head[1]
+
+    def __len__(self) -> int:
+        if self._head is None:
+            self[0]
+        assert self._head is not None
+        return self._head[2]
+
+
 def parse_channel(result: SandboxResult, nonce: bytes) -> DriverRun:
     """Split the result channel into authenticated events; anything without the nonce is ignored."""
     run = DriverRun(result, None)
     prefix = nonce + b" "
-    for line in result.channel.split(b"\n"):
-        if not line.startswith(prefix):
+    channel, start = result.channel, 0
+    while start < len(channel):  # a line at a time: a channel of huge outputs is not copied whole by a split
+        end = channel.find(b"\n", start)
+        end = len(channel) if end < 0 else end
+        line_start, start = start, end + 1
+        if not channel.startswith(prefix, line_start):
+            continue
+        if end - line_start > DEFERRED_LINE and channel.startswith(b'["outcome",', line_start + len(prefix)):
+            run.outcomes.append(DeferredOutcome(channel, line_start + len(prefix), end))
             continue
         try:
             kind, value = json.loads(line[len(prefix) :])
