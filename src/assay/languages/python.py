@@ -132,7 +132,7 @@ def parse_channel(result: SandboxResult, nonce: bytes) -> DriverRun:
             run.outcomes.append(DeferredOutcome(channel, line_start + len(prefix), end))
             continue
         try:
-            kind, value = json.loads(line[len(prefix) :])
+            kind, value = json.loads(channel[line_start + len(prefix) : end])
         except ValueError:
             continue
         if kind == "outcome":
