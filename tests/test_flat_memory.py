@@ -25,17 +25,9 @@ from assay.samples import Sample, SamplesError, iter_samples
 from assay.sandbox import get_sandbox
 from assay.store import RunStore, VerdictCache
 from tests.conftest import shared_data
+from tests.test_pipeline import RIGHT, WRONG, humaneval
 
-RIGHT = "    for i, a in enumerate(numbers):\n        for b in numbers[i + 1:]:\n            if abs(a - b) < threshold:\n                return True\n    return False\n"
-WRONG = "    return False\n"
-
-
-@pytest.fixture(scope="module")
-def humaneval() -> Benchmark:
-    try:
-        return load_benchmark("humaneval")
-    except DataUnavailable as exc:
-        pytest.skip(str(exc))
+__all__ = ["humaneval"]  # the module's fixture, shared with test_pipeline
 
 
 def _nonzero(counts: dict[str, int]) -> dict[str, int]:

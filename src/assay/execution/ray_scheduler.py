@@ -45,6 +45,18 @@ def import_ray() -> ModuleType:
     return ray
 
 
+def connect(ray: ModuleType, address: str | None) -> bool:
+    """Join the cluster at `address` (None: $RAY_ADDRESS, or a Ray started here) unless this process already
+    has; True when this call started it (so its owner shuts it down), or a one-line RayUnavailable."""
+    if ray.is_initialized():
+        return False
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    except ConnectionError as exc:
+        raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {exc}") from None
+    return True
+
+
 @dataclass(frozen=True)
 class SandboxSpec:
     """How to make the driver's sandbox again on a worker node: its kind and its read-only binds."""
@@ -96,13 +108,7 @@ class RayScheduler:
                  memory: int = 512 * 1024**2, window: int | None = None) -> None:
         self.ray = import_ray()
         self.spec = SandboxSpec.of(sandbox)
-        self._started = False
-        if not self.ray.is_initialized():
-            try:
-                self.ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
-            except ConnectionError as exc:
-                raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {exc}") from None
-            self._started = True
+        self._started = connect(self.ray, address)
         # The cluster's CPUs set how many jobs run at once; -j is the driver's own pool (reference checks).
         self.workers = max(1, int(self.ray.cluster_resources().get("CPU", 1)))
         self._task = self.ray.remote(judge_on_worker).options(num_cpus=1, memory=memory, max_retries=retries,

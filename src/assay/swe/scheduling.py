@@ -118,17 +118,11 @@ class RayTasks:
     bytes each, as a repository's test run needs more than a function's."""
 
     def __init__(self, spec: GradeSpec, *, address: str | None = None, cpus: float = 1.0, memory: int = 2 * 1024**3, retries: int = 3) -> None:
-        from assay.execution.ray_scheduler import RayUnavailable, import_ray
+        from assay.execution.ray_scheduler import connect, import_ray
 
         self.ray = import_ray()
         self.spec = spec
-        self._started = False
-        if not self.ray.is_initialized():
-            try:
-                self.ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
-            except ConnectionError as exc:
-                raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {exc}") from None
-            self._started = True
+        self._started = connect(self.ray, address)
         self._task = self.ray.remote(grade).options(num_cpus=cpus, memory=memory, max_retries=retries, retry_exceptions=False)
         self._inflight: dict[Any, tuple[Future[TaskResult], Task, Prediction, int]] = {}
         self._lock = threading.Lock()
