@@ -51,6 +51,19 @@ class ProgramTests:
     # sees the reference's.
     sees_sample: bool = False
     test_classes: tuple[str, ...] = ()  # UNITTEST only: the unittest.TestCase classes to run, in order
+    env: PackageEnv | None = None  # UNITTEST only: the package environment the tests import from (bigcodebench), not Assay's own
+    cpu_seconds: float = 0.0  # UNITTEST only: the benchmark's own CPU budget per test class (bigcodebench: 240), else the language's
+    memory_bytes: int = 0  # UNITTEST only: the benchmark's own address-space limit (bigcodebench: 30 GiB), else 4 GiB
+
+
+@dataclass(frozen=True)
+class PackageEnv:
+    """A package environment a benchmark's tests run in (bigcodebench's pinned libraries), bound read-only into the sandbox."""
+
+    name: str  # e.g. bigcodebench-<digest of its requirements>; "none" when none is built
+    digest: str  # of what is installed (its manifest), so verdicts follow the environment
+    site_packages: tuple[str, ...]  # imported from in place of Assay's own site-packages
+    missing: tuple[str, ...] = ()  # modules the problem imports that the environment lacks: skipped, labelled an environment gap
 
 
 class _NoExpected:
@@ -166,6 +179,8 @@ class Benchmark:
     source: str  # file path or URL
     problems: dict[str, Problem]
     window: str = ""  # the release-date window its problems were chosen by ("2024-01-01..2024-06-30"; assay.benchmarks.window), "" for all
+    environment: dict[str, Any] | None = field(default=None, compare=False)  # a package environment's record (bigcodebench), for the run record
+    reference_floor: float | None = None  # upstream's threshold: `--references` warns at or below this pass rate (bigcodebench: 0.99)
 
 
 @dataclass

@@ -73,6 +73,7 @@ class BenchmarkInfo(_Part):
     source: str
     n_problems: int
     window: str | None = None  # the release-date window (--since/--until) the problems were chosen by
+    environment: dict[str, Any] | None = None  # the package environment the tests ran in (bigcodebench: its manifest)
 
 
 class SamplesInfo(_Part):
@@ -112,7 +113,8 @@ class RunRecord(BaseModel):
 def benchmark_info(benchmark: Benchmark) -> BenchmarkInfo:
     """The record's part for a loaded benchmark."""
     return BenchmarkInfo(name=benchmark.name, version=benchmark.version, content_hash=benchmark.content_hash,
-                         source=benchmark.source, n_problems=len(benchmark.problems), window=benchmark.window or None)
+                         source=benchmark.source, n_problems=len(benchmark.problems), window=benchmark.window or None,
+                         environment=benchmark.environment)
 
 
 def assay_info() -> AssayInfo:

@@ -56,8 +56,8 @@ def method_flags(benchmark: Benchmark, task_id: str, verdict: Verdict) -> dict[s
     `...TestMain`, count in the class-level score only)."""
     problem = benchmark.problems[task_id]
     tests = problem.tests
-    if not isinstance(tests, ProgramTests) or tests.runner != Runner.UNITTEST:
-        return {}
+    if not isinstance(tests, ProgramTests) or tests.runner != Runner.UNITTEST or problem.extra.get("method_level") is False:
+        return {}  # bigcodebench's one TestCases per task has no method-level score
     passed = {t.name for t in verdict.tests if t.status is Status.PASSED}
     methods = problem.extra.get("method_test_classes") or tests.test_classes
     return {f"{task_id}::{c}": f"class:{c}" in passed for c in methods}

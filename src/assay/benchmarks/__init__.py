@@ -38,6 +38,11 @@ REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
     "multi-humaneval/swift": ("assay.benchmarks.mxeval", "load_mxeval", {"dataset": "multi-humaneval"}),
     "humaneval-xl/swift": ("assay.benchmarks.mxeval", "load_mxeval", {"dataset": "humaneval-xl"}),
     "classeval": ("assay.benchmarks.classeval", "load_classeval", {}),
+    # BigCodeBench: plain names load v0.1.4 (v0.1.0 + upstream's fix scripts), /v0.1.0 the data as stored
+    "bigcodebench": ("assay.benchmarks.bigcodebench", "load_bigcodebench", {}),
+    "bigcodebench-instruct": ("assay.benchmarks.bigcodebench", "load_bigcodebench", {"style": "instruct"}),
+    **{f"bigcodebench{s}/{v}": ("assay.benchmarks.bigcodebench", "load_bigcodebench", {"style": s[1:] or "complete", "version": v})
+       for s in ("", "-instruct") for v in ("v0.1.0", "v0.1.4")},
 }
 # MultiPL-E: multipl-e/humaneval-swift, multipl-e/mbpp-rs, ... (one line per language would be 48 lines).
 for _source in ("humaneval", "mbpp"):
@@ -84,6 +89,8 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "cruxeval-i-cot": ("800", "Python", "MIT (facebookresearch/cruxeval)"),
     "cruxeval-o-cot": ("800", "Python", "MIT (facebookresearch/cruxeval)"),
     "classeval": ("100 classes, 410 methods", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
+    "bigcodebench": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
+    "bigcodebench-instruct": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
     "multipl-e": ("~161 (HumanEval) / ~397 (MBPP) a language", "the one named", "BSD-3-Clause with a machine-learning clause"),
     "humaneval-plus/": ("up to 164 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),
     "mbpp-plus/": ("up to 378 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),

@@ -9,6 +9,7 @@ from assay.cli.common import _eta, app, main
 
 # isort: off
 from assay.cli import evaluate, models, info, report, rigor, swe, swe_setup  # noqa: F401  (evaluate, generate/run, toolchains/canary/benchmarks/version, report/compare/leaderboard, augment..., swe, swe image/prepare)
+from assay.cli import env  # noqa: F401  (env build/show: bigcodebench's package environment)
 # isort: on
 
 __all__ = ["_eta", "app", "main"]

@@ -175,6 +175,7 @@ def _sandbox_for(bench: Benchmark, allow_weak: bool) -> Sandbox:
     """The sandbox, showing the toolchains of the benchmark's languages; warns about missing ones."""
     from assay.languages import get_language, toolchain_binds
     from assay.languages.base import ToolchainMissing
+    from assay.problems import ProgramTests
     from assay.sandbox import SandboxUnavailable, get_sandbox
 
     languages = {p.language for p in bench.problems.values()}
@@ -184,7 +185,9 @@ def _sandbox_for(bench: Benchmark, allow_weak: bool) -> Sandbox:
         except (ToolchainMissing, ValueError) as exc:
             err.print(f"[yellow]warning:[/] {escape(str(exc))}; its samples are marked skipped, not failed")
     try:
-        sandbox = get_sandbox(allow_weak=allow_weak, ro_binds=toolchain_binds(languages))
+        envs = {path for p in bench.problems.values() if isinstance(p.tests, ProgramTests) and p.tests.env is not None
+                for path in p.tests.env.site_packages}  # a benchmark's package environment (bigcodebench), read-only
+        sandbox = get_sandbox(allow_weak=allow_weak, ro_binds=sorted({*toolchain_binds(languages), *envs}))
     except SandboxUnavailable as exc:
         fail(str(exc))
     if sandbox.name != "bubblewrap":

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from assay.problems import Benchmark
     from assay.samples import Sample
+    from assay.scoring import Evaluation
 
 
 @app.command()
@@ -126,6 +127,8 @@ def evaluate(
     result = outcome.evaluation
     assert result is not None
     show(result, shown_name(bench), elapsed, out=err if to_stdout else console)
+    if references and bench.reference_floor is not None:  # upstream's own check of its ground truth (bigcodebench: 0.99)
+        _warn_reference_rate(result, bench.reference_floor)
     if json_out:
         data = result.to_json()
         data["wall_seconds"] = round(elapsed, 3)
@@ -136,6 +139,18 @@ def evaluate(
             json_out.write_text(json.dumps(data, indent=2))
             console.print(f"scores and configuration: {json_out}")
     exit_if_nothing(outcome)
+
+
+def _warn_reference_rate(result: Evaluation, floor: float) -> None:
+    """Warn, as upstream does, when the references' pass rate is at or below the benchmark's floor (skipped ones said apart)."""
+    total = result.n_problems + len(result.defects)
+    if not total:
+        return
+    skipped = sum(1 for m in result.defects.values() if m.startswith("skipped"))
+    rate = (total - len(result.defects)) / total
+    if rate <= floor:
+        err.print(f"[yellow]warning:[/] reference pass rate {rate:.3f} ({total - len(result.defects)}/{total}"
+                  + (f"; {skipped} skipped for environment gaps" if skipped else "") + f") is at or below {floor}, upstream's threshold")
 
 
 def _extracted(bench: Benchmark, r: Sample, style: str) -> Sample:

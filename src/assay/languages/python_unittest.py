@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import secrets
 import sys
 from dataclasses import dataclass, field
@@ -50,6 +51,12 @@ def unittest_methods(test_code: str) -> dict[str, list[str]]:
     return {name: sorted(methods(name, frozenset({name}))) for name in classes}
 
 
+def patched_builtins(test_code: str) -> list[str]:
+    """Names of builtins the test code itself patches (`patch("builtins.open", ...)`, `patch.object(builtins, "open")`)."""
+    found = re.findall(r"""patch(?:\.object)?\(\s*(?:['"]builtins\.(\w+)['"]|builtins\s*,\s*['"](\w+)['"])""", test_code)
+    return sorted({a or b for a, b in found})
+
+
 @dataclass
 class UnittestRun:
     """The runner's authenticated events for one run."""
@@ -68,9 +75,10 @@ def unittest_job(code: str, test: str, test_classes: list[str], class_limit: flo
 
 
 def run_unittest(sandbox: Sandbox, job: dict[str, Any], limits: SandboxLimits) -> UnittestRun:
-    """Run the unittest runner on one job in a fresh sandbox; keep the events that carry the nonce."""
+    """Run the unittest runner on one job in a fresh sandbox; keep the events that carry the nonce. A job's own
+    sys_path (a benchmark's package environment, bigcodebench) replaces Assay's site-packages."""
     nonce = secrets.token_hex(16).encode()
-    job = {**job, "sys_path": py.site_paths()}
+    job = {"sys_path": py.site_paths(), **job}
     files = {**runner_files(), "job.json": json.dumps(job).encode()}
     argv = [sys.executable, "-I", "-S", "-X", "faulthandler", "unittest_driver.py"]
     return parse_events(sandbox.run(argv, files, limits, stdin=nonce + b"\n"), nonce)
@@ -168,12 +176,18 @@ def judge_unittest_program(sandbox: Sandbox, problem: Problem, code: str, limits
     """Run a problem's unittest classes against a program (the sample with the benchmark's imports) and judge it."""
     tests = problem.tests
     assert isinstance(tests, ProgramTests)
+    if tests.env is not None and tests.env.missing:  # bigcodebench: an environment gap is not the sample's failure
+        return Verdict(Status.SKIPPED, f"skipped: environment gap: {tests.env.name} lacks {', '.join(tests.env.missing)} "
+                       "(`assay env build bigcodebench`)")
     classes = list(tests.test_classes)
-    class_limit = max(1.0, limits.run_cpu)
+    class_limit = max(1.0, tests.cpu_seconds or limits.run_cpu)
     program = (problem.context.rstrip("\n") + "\n\n" if problem.context.strip() else "") + code  # upstream puts the imports first
     job = unittest_job(program, tests.code, classes, class_limit)
+    if tests.env is not None:
+        job["sys_path"] = list(tests.env.site_packages)
+        job["patched_builtins"] = patched_builtins(tests.code)
     cpu = class_limit * max(1, len(classes)) + LOAD_LIMIT + 5
-    box = SandboxLimits(cpu_seconds=cpu, wall_seconds=max(limits.run_wall, 3 * cpu + 10), memory_bytes=4 * 1024**3, processes=64,
-                        output_bytes=limits.output_bytes)
+    box = SandboxLimits(cpu_seconds=cpu, wall_seconds=max(limits.run_wall, 3 * cpu + 10), memory_bytes=tests.memory_bytes or 4 * 1024**3,
+                        processes=64, output_bytes=limits.output_bytes)
     expected = {c: job["tests"][c] for c in classes}
     return judge_unittest(run_unittest(sandbox, job, box), expected)

@@ -184,14 +184,14 @@ def make_tamper_check() -> tuple[Any, Any]:
     vars_, len_, str_, getattr_, dict_, isinstance_ = vars, len, str, getattr, dict, isinstance
     functions = (types.FunctionType, classmethod, staticmethod)
 
-    def snapshot(owners: list[Any], functions_only: bool = False) -> list[tuple[Any, dict[str, Any], bool]]:
-        return [(o, {k: v for k, v in vars_(o).items() if not functions_only or isinstance_(v, functions)}, functions_only)
-                for o in owners]
+    def snapshot(owners: list[Any], functions_only: bool = False, exempt: frozenset[str] = frozenset()) -> list[tuple[Any, dict[str, Any], bool, int]]:
+        return [(o, {k: v for k, v in vars_(o).items() if (not functions_only or isinstance_(v, functions)) and k not in exempt},
+                 functions_only, len_(vars_(o))) for o in owners]
 
-    def changed(frozen: list[tuple[Any, dict[str, Any], bool]]) -> str:
-        for owner, before, functions_only in frozen:
+    def changed(frozen: list[tuple[Any, dict[str, Any], bool, int]]) -> str:
+        for owner, before, functions_only, size in frozen:
             now = vars_(owner)
-            if not functions_only and len_(now) != len_(before):
+            if not functions_only and len_(now) != size:
                 return f"{str_(getattr_(owner, '__name__', '?'))} gained or lost attributes"
             for key, value in before.items():
                 if key not in now or now[key] is not value:
@@ -248,7 +248,9 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
     snapshot, changed = make_tamper_check()
     framework = [base, unittest.TestResult, unittest.TestSuite, unittest.TestLoader, builtins, unittest, unittest.case,
                  unittest.mock.Mock, unittest.mock.MagicMock, unittest.mock.NonCallableMock]
-    frozen = snapshot(framework)
+    # builtins the test code itself patches (bigcodebench's @patch("builtins.open")) may differ while a test runs
+    patched = frozenset(job.get("patched_builtins", ()))
+    frozen = snapshot([o for o in framework if o is not builtins]) + snapshot([builtins], exempt=patched)
     framework_modules = {name: modules[name] for name in ("unittest", "unittest.case", "unittest.mock", "builtins")}
     test_code = guarded_test_code(job["test"])  # compiled before the sample runs: ast and compile are its to patch after
     try:

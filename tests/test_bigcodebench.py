@@ -1,0 +1,155 @@
+"""BigCodeBench: loading (styles, versions with upstream's fixes), the package environment, and judging with hostile samples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.benchmarks import bigcodebench_env as envs
+from assay.benchmarks import load_benchmark
+from assay.benchmarks.bigcodebench import BigCodeBenchFormatError, load_bigcodebench, read_rows
+from assay.execution import Executor
+from assay.problems import Benchmark, ProgramTests, Runner, Status
+from assay.provenance import benchmark_info
+from assay.sandbox import get_sandbox
+
+
+@pytest.fixture
+def bcb_data(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    if not (data_dir / "bigcodebench" / "hf_data" / "BigCodeBench.jsonl.gz").is_file():
+        pytest.skip(f"needs {data_dir / 'bigcodebench'}, which is absent here")
+    monkeypatch.delenv(envs.ENV_VAR, raising=False)
+    return data_dir
+
+
+@pytest.fixture
+def bench(bcb_data: Path, tmp_path: Path) -> Benchmark:
+    return load_bigcodebench(data_dir=bcb_data, cache_dir=tmp_path)  # an empty cache: no environment built
+
+
+def test_loads_full_set_with_unittest_tests(bench: Benchmark) -> None:
+    assert len(bench.problems) == 1140 and bench.name == "bigcodebench"
+    assert bench.version.startswith("v0.1.4") and "fix_v023" in bench.version
+    p = bench.problems["BigCodeBench/5"]
+    assert isinstance(p.tests, ProgramTests) and p.tests.runner is Runner.UNITTEST and p.tests.test_classes == ("TestCases",)
+    assert p.tests.cpu_seconds == 240 and p.tests.memory_bytes == 30 * 1024**3
+    assert p.reference_program().endswith("\n" + p.reference.lstrip("\n")) and p.prompt.startswith("import random")
+    assert bench.environment is not None and bench.environment["name"] == "none"
+    assert benchmark_info(bench).environment == bench.environment  # the run record carries it
+    assert bench.reference_floor == 0.99
+
+
+def test_missing_libraries_are_an_environment_gap(bench: Benchmark) -> None:
+    p = bench.problems["BigCodeBench/3"]  # numpy
+    assert p.tests.env is not None and p.tests.env.missing == ("numpy",)  # type: ignore[union-attr]
+    assert "env-gap:numpy" in p.tags and "requires:numpy" in p.tags
+    stdlib = [q for q in bench.problems.values() if not q.tests.env.missing]  # type: ignore[union-attr]
+    assert len(stdlib) == 327
+
+
+def test_versions_apply_upstreams_fixes(bcb_data: Path, tmp_path: Path) -> None:
+    old = load_benchmark("bigcodebench/v0.1.0", data_dir=bcb_data, cache_dir=tmp_path)
+    new = load_benchmark("bigcodebench/v0.1.4", data_dir=bcb_data, cache_dir=tmp_path)
+    assert old.version.startswith("v0.1.0") and old.name == "bigcodebench/v0.1.0"
+    t_old, t_new = (b.problems["BigCodeBench/1006"].tests for b in (old, new))
+    assert "sample-1.zip" in t_old.code and "sample-1.zip" not in t_new.code and "test_non_zip_content" in t_new.code  # type: ignore[union-attr]
+    assert "from datetime import datetime" in old.problems["BigCodeBench/760"].prompt
+    assert "from datetime import datetime" not in new.problems["BigCodeBench/760"].prompt
+    assert new.problems["BigCodeBench/37"].prompt.startswith("import pandas as pd\n")
+    assert "sample-5.zip" in new.problems["BigCodeBench/1005"].tests.code  # type: ignore[union-attr]
+    assert "status_code = 200" in new.problems["BigCodeBench/215"].tests.code  # type: ignore[union-attr]
+    changed = [pid for pid in old.problems if old.problems[pid] != new.problems[pid]]
+    assert sorted(changed, key=lambda s: int(s.split("/")[1])) == [f"BigCodeBench/{i}" for i in (16, 37, 178, 211, 215, 241, 267, 760, 1005, 1006)]
+
+
+def test_instruct_style(bcb_data: Path, tmp_path: Path) -> None:
+    b = load_benchmark("bigcodebench-instruct", data_dir=bcb_data, cache_dir=tmp_path)
+    p = b.problems["BigCodeBench/5"]
+    assert p.prompt_is_instruction and p.reference_is_program and "You should write self-contained code" in p.prompt
+    assert p.reference_program().startswith("import random\nimport math\n")
+
+
+def test_bad_file_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "x.jsonl"
+    bad.write_text(json.dumps({"task_id": "a"}) + "\n")
+    with pytest.raises(BigCodeBenchFormatError, match="missing"):
+        read_rows(bad)
+
+
+def test_requirement_substitutions() -> None:
+    text = "numpy==1.21.2\npandas==2.0.3\nstatsmodels==0.14.0\nstatsmodels==0.14.0\nRequests==2.31.0\nrequests==2.31.0\ntensorflow==2.11.0"
+    lines, subs = envs.requirement_lines(text, "full")
+    assert lines == ["numpy==1.23.5", "pandas==2.0.3", "statsmodels==0.14.0", "Requests==2.31.0", "tensorflow==2.12.0"]
+    assert [s["pinned"] for s in subs] == ["numpy==1.21.2", "tensorflow==2.11.0"] and all(s["why"] for s in subs)
+    assert envs.requirement_lines(text, "core")[0] == ["numpy==1.23.5", "pandas==2.0.3"]
+    with pytest.raises(envs.EnvironmentError_):
+        envs.requirement_lines(text, "huge")
+
+
+def test_named_env_must_be_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(envs.ENV_VAR, str(tmp_path))
+    with pytest.raises(envs.EnvironmentError_, match="not a built BigCodeBench environment"):
+        envs.find_env(tmp_path)
+
+
+CORRECT = """
+    random_dict = {k: [random.randint(0, 100) for _ in range(random.randint(1, 10))] for k in LETTERS}
+    return {k: math.sqrt(sum((i - sum(v) / len(v)) ** 2 for i in v) / len(v)) for k, v in random_dict.items()}
+"""
+HOSTILE = {
+    "wrong": "    return {k: 1.0 for k in LETTERS}\n",
+    "exit in task_func": "    import sys\n    sys.exit(0)\n",
+    "os._exit in task_func": "    import os\n    os._exit(0)\n",
+    "exit at import": "    return {}\nimport os\nos._exit(0)\n",
+    "sys.exit at import": "    return {}\nimport sys\nsys.exit(0)\n",
+    "patched assertEqual": "    return {}\nimport unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n"
+                           "unittest.TestCase.assertTrue = lambda *a, **k: None\nunittest.TestCase.assertIn = lambda *a, **k: None\n",
+    "ctypes from the sample": "    import ctypes\n    ctypes.CDLL(None).getpid()\n" + CORRECT,
+    "forged ok lines": "    for t in ('test_case_1', 'test_case_2', 'test_case_3', 'test_case_4', 'test_case_5'):\n"
+                       "        print(f'{t} (__main__.TestCases) ... ok')\n    print('OK')\n    import os\n    os._exit(0)\n",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["correct", *HOSTILE])
+def test_hostile_samples_do_not_pass(bench: Benchmark, kind: str) -> None:
+    problem = bench.problems["BigCodeBench/5"]  # math and random only
+    ex = Executor(get_sandbox(), bench)
+    body = CORRECT if kind == "correct" else HOSTILE[kind]
+    verdict = ex.judge(problem, problem.prompt + body)
+    if kind == "correct":
+        assert verdict.status is Status.PASSED, verdict.message
+    else:
+        assert verdict.status is not Status.PASSED, (kind, verdict.message)
+
+
+def test_environment_gap_is_skipped_not_failed(bench: Benchmark) -> None:
+    problem = bench.problems["BigCodeBench/3"]
+    verdict = Executor(get_sandbox(), bench).judge(problem, problem.reference_program())
+    assert verdict.status is Status.SKIPPED and "environment gap" in verdict.message and "numpy" in verdict.message
+
+
+@pytest.mark.slow
+def test_reference_in_a_built_environment(bcb_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a built environment (the core one at least) pandas tasks' references pass, and a test that patches
+    builtins.open itself (BigCodeBench/12) is not taken for the sample's tampering."""
+    from assay.benchmarks.bigcodebench import requirements_file
+    from assay.cli.common import _sandbox_for
+
+    found = envs.find_env(Path.home() / ".cache" / "assay")  # a user's own build, else the core one built here (~2 min, from PyPI)
+    if found is None or "pandas" not in found.modules():
+        try:
+            found = envs.build_env(requirements_file(bcb_data), "core")
+        except envs.EnvironmentError_ as exc:
+            pytest.skip(f"cannot build the core BigCodeBench environment here: {exc}")
+    monkeypatch.setenv(envs.ENV_VAR, str(found.path))
+    bench = load_bigcodebench(data_dir=bcb_data)
+    assert bench.environment is not None and bench.environment["installed"]["pandas"] == "2.0.3"
+    ex = Executor(_sandbox_for(bench, allow_weak=False), bench)
+    for pid in ("BigCodeBench/12", "BigCodeBench/55", "BigCodeBench/60"):
+        problem = bench.problems[pid]
+        assert not problem.tests.env.missing  # type: ignore[union-attr]
+        verdict = ex.judge(problem, problem.reference_program())
+        assert verdict.status is Status.PASSED, (pid, verdict.message)
