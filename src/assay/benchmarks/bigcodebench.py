@@ -31,6 +31,7 @@ from typing import Any
 
 from assay.benchmarks import bigcodebench_env as envs
 from assay.benchmarks._fetch import resolve_data_file, sha256_file
+from assay.benchmarks.classeval import third_party as imported_modules
 from assay.problems import Benchmark, PackageEnv, Problem, ProgramTests, Runner
 
 SUBDIR = "bigcodebench/hf_data"
@@ -47,6 +48,8 @@ MEMORY_LIMIT = 30 * 1024**3  # upstream's max_as_limit
 REFERENCE_FLOOR = 0.99  # upstream warns when the ground truth's pass rate is at or below this
 STYLES = ("complete", "instruct")
 FIELDS = ("task_id", "complete_prompt", "instruct_prompt", "canonical_solution", "code_prompt", "test", "entry_point", "libs")
+# Upstream's module namespace has sys, os and environ before the code runs, and tests use them unimported.
+NAMESPACE = "import os\nimport sys\nenviron = os.environ\n"
 NEEDS = {"BigCodeBench/1005": "network", "BigCodeBench/177": "nltk-data"}
 
 
@@ -187,7 +190,8 @@ def third_party(libs: str) -> list[str]:
 
 def _problem(row: dict[str, str], style: str, package_env: tuple[str, str, tuple[str, ...]], provided: set[str]) -> Problem:
     task_id = row["task_id"]
-    needs = third_party(row["libs"])
+    # the task's libs and whatever else its tests import (matplotlib, faker, requests_mock, pyfakefs...)
+    needs = sorted({*third_party(row["libs"]), *imported_modules(row["test"]), *imported_modules(row["complete_prompt"])})
     missing = tuple(m for m in needs if m not in provided)
     tags = [f"requires:{m}" for m in needs] + [f"env-gap:{m}" for m in missing]
     if task_id in NEEDS:
@@ -201,6 +205,6 @@ def _problem(row: dict[str, str], style: str, package_env: tuple[str, str, tuple
     if style == "instruct":
         return Problem(id=task_id, language="python", prompt=row["instruct_prompt"], entry_point=row["entry_point"],
                        reference=complete + reference, tests=tests, tags=tuple(tags), reference_is_program=True,
-                       prompt_is_instruction=True, extra=extra)
+                       prompt_is_instruction=True, context=NAMESPACE, extra=extra)
     return Problem(id=task_id, language="python", prompt=complete, entry_point=row["entry_point"], reference=reference, tests=tests,
-                   tags=tuple(tags), extra=extra)
+                   tags=tuple(tags), context=NAMESPACE, extra=extra)
