@@ -34,6 +34,7 @@ class Runner(StrEnum):
     PREDICT_INPUT = "predict-input"
     PREDICT_OUTPUT = "predict-output"
     UNITTEST = "unittest"  # Python unittest classes in the sample's process, each test reported on the private channel (ClassEval)
+    POLYGLOT = "polyglot"  # an Exercism exercise edited by the sample (aider's polyglot): assay.judging.polyglot
 
 
 @dataclass(frozen=True)
