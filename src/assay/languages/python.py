@@ -568,6 +568,10 @@ class Python(_Language):
         if isinstance(problem.tests, CaseTests):
             per_case = (limits or self.limits).run_cpu
             return judge_given_cases(sandbox, problem, code, per_case, SandboxLimits(memory_bytes=4 * 1024**3, processes=64))
+        if problem.tests.runner == Runner.POLYGLOT:
+            from assay.judging.polyglot import judge_polyglot
+
+            return judge_polyglot(self, sandbox, problem, code, limits or self.limits)
         if problem.tests.runner == Runner.UNITTEST:
             from assay.languages.python_unittest import judge_unittest_program
 
