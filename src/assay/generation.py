@@ -106,6 +106,8 @@ def code_of(problem: Problem, text: str, style: str, stops: tuple[str, ...]) -> 
         from assay.judging.cruxeval import prediction_of  # CRUXEval: the reply's prediction, as upstream takes it
 
         return None, prediction_of(text, problem.tests.runner), "cruxeval-answer"
+    if problem.extract == "edit":  # polyglot: the reply is an edit of the exercise's files, parsed by its judge
+        return None, text, "polyglot-edit"
     if problem.extract == "last-fence":  # LiveCodeBench's own rule: the last fenced block (a base model's reply: all of it)
         return None, (text.strip() if style == "completion" else extract.last_fenced_block(text)), f"{problem.extract}:{style}"
     if style == "completion":
