@@ -59,6 +59,9 @@ for _lang in ("cpp", "go", "java", "js", "python", "rust"):
     REGISTRY[f"humaneval-x/{_lang}"] = ("assay.benchmarks.humaneval_x", "load_humaneval_x", {"lang": _lang})
 # LiveCodeBench: `livecodebench` is the latest release (v6); livecodebench/v1 .. v6 are upstream's cumulative release_v1 .. v6.
 REGISTRY["livecodebench"] = ("assay.benchmarks.livecodebench", "load_livecodebench", {"latest": True})
+# Aider's polyglot benchmark (Exercism exercises, edited by the model): polyglot/cpp, go, java, javascript, python, rust.
+for _lang in ("cpp", "go", "java", "javascript", "python", "rust"):
+    REGISTRY[f"polyglot/{_lang}"] = ("assay.benchmarks.polyglot", "load_polyglot", {"lang": _lang})
 for _release in range(1, 7):
     REGISTRY[f"livecodebench/v{_release}"] = ("assay.benchmarks.livecodebench", "load_livecodebench", {"release": _release})
 
@@ -92,6 +95,8 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "bigcodebench": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
     "bigcodebench-instruct": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
     "multipl-e": ("~161 (HumanEval) / ~397 (MBPP) a language", "the one named", "BSD-3-Clause with a machine-learning clause"),
+    "polyglot/": ("225 in all: cpp 26, go 39, java 47, javascript 49, python 34, rust 30", "the one named",
+                  "MIT (Exercism), via Aider-AI/polyglot-benchmark"),
     "humaneval-plus/": ("up to 164 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),
     "mbpp-plus/": ("up to 378 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),
 }
