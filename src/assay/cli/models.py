@@ -179,12 +179,51 @@ def run(
     wall_timeout: WallOpt = None,
     since: SinceOpt = None, until: UntilOpt = None,
     scheduler: SchedulerOpt = "local", ray_address: RayAddressOpt = None,
+    tries: Annotated[int, typer.Option("--tries", min=1, help="polyglot/<lang>: aider's tries (after a failed try, the test output is sent back); reports pass_rate_1 .. pass_rate_N.")] = 1,
+    edit_format: Annotated[str | None, typer.Option("--edit-format", help="polyglot/<lang>: whole (default) or diff (SEARCH/REPLACE blocks).")] = None,
 ) -> None:
     """Generate samples from a model and judge each one as it arrives; then score the run."""
+    if tries > 1 or edit_format is not None:  # polyglot's edit formats and aider's loop of tries
+        _polyglot_tries(benchmark, model, tries, edit_format or "whole", base_url, api_key_env, temperature, top_p, max_tokens, seed, greedy,
+                        max_connections, request_timeout, limit, task_ids, run_dir, json_out, data_dir, dataset_file, cache_dir, workers, allow_weak_sandbox)
+        return
     _model_command(benchmark, model, n, temperature, top_p, max_tokens, stop, seed, greedy, base_url, api_key_env, prompt_style, template,
                    max_connections, rpm, tpm, max_retries, request_timeout, prices, limit, task_ids, run_dir, data_dir, dataset_file, cache_dir, plain,
                    execute=True, k=k, json_out=json_out, no_cache=no_cache, workers=workers, timeout=timeout, wall_timeout=wall_timeout, allow_weak_sandbox=allow_weak_sandbox,
                    since=since, until=until, scheduler=scheduler_for(scheduler, ray_address))
+
+
+def _polyglot_tries(benchmark: str, model: str, tries: int, edit_format: str, base_url: str | None, api_key_env: str | None, temperature: float,
+                    top_p: float, max_tokens: int, seed: int | None, greedy: bool, max_connections: int, request_timeout: float, limit: int | None,
+                    task_ids: str | None, run_dir: Path | None, json_out: Path | None, data_dir: Path | None, dataset_file: Path | None,
+                    cache_dir: Path | None, workers: int | None, allow_weak_sandbox: bool) -> None:
+    """`assay run polyglot/<lang> --tries 2 --edit-format diff`: aider's loop, scored as pass_rate_1 .. pass_rate_<tries>."""
+    import os
+
+    from assay.benchmarks.polyglot import run_tries, with_edit_format
+
+    if not benchmark.startswith("polyglot/"):
+        fail(f"--tries and --edit-format are for the polyglot benchmarks (polyglot/<lang>), not {benchmark}")
+    bench, spec, api, _tmpl, config, _traffic, ids = _model_setup(
+        benchmark, model, 1, temperature, top_p, max_tokens, None, seed, greedy, base_url, api_key_env, None, None,
+        max_connections, None, None, 6, request_timeout, limit, task_ids, data_dir, dataset_file, cache_dir or default_cache_dir())
+    try:
+        bench = with_edit_format(bench, edit_format)
+    except ValueError as exc:
+        fail(str(exc))
+    sandbox = _sandbox_for(bench, allow_weak_sandbox)
+    folder = run_dir or Path("runs") / f"{bench.name.replace('/', '-')}--{spec.slug}--{edit_format}-tries{tries}"
+    report = run_tries(bench, api, config, sandbox, folder / "tries.jsonl", tries=tries, task_ids=ids, workers=workers or os.cpu_count() or 1)
+    data = {**report.to_json(), "benchmark": bench.name, "version": bench.version, "content_hash": bench.content_hash, "model": model,
+            "edit_format": edit_format}
+    rates = ", ".join(f"pass_rate_{k} {data[f'pass_rate_{k}']:.1f}%" for k in range(1, tries + 1))
+    console.print(f"{bench.name} ({edit_format}, {len(report.rows)} exercises): {rates}; malformed edits {data['malformed_edits_pct']:.1f}% of replies")
+    console.print(f"per-exercise tries: {folder / 'tries.jsonl'}")
+    if json_out:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(data, indent=2))
+    if data["errors"] == len(report.rows):
+        raise typer.Exit(1)
 
 
 def _model_command(benchmark: str, model: str, n: int, temperature: float, top_p: float, max_tokens: int, stop: list[str] | None, seed: int | None, greedy: bool,
