@@ -10,6 +10,7 @@ PACKAGES=(
   elixir clojure ghc ocaml
   libboost-dev libssl-dev golang-github-stretchr-testify-dev librust-rand-dev librust-regex-dev librust-md5-dev  # humaneval-x: what its programs include, import and use
   cmake  # repository tasks in C (assay swe mine --profile cjson: cmake, make, ctest)
+  catch2 junit5 libassertj-core-java  # polyglot: Catch2's header, JUnit 5's console launcher, AssertJ
   podman runc debootstrap  # repository tasks in containers (assay swe image build; --runtime podman|docker)
 )
 # shellcheck disable=SC2206
