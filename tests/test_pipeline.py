@@ -162,3 +162,24 @@ def test_the_pipeline_runs_its_jobs_on_the_scheduler_it_is_given(humaneval: Benc
     assert outcome.evaluation is not None and outcome.evaluation.counts["passed"] == 3
     (scheduler,) = made
     assert len(scheduler.jobs) == 3  # three distinct programs of four samples: the driver dedups, the scheduler runs
+
+
+def test_the_references_are_judged_once_when_they_are_the_samples(humaneval: Benchmark, tmp_path: Path) -> None:
+    # `assay evaluate --references`: each reference's check is its sample's verdict; no program runs twice.
+    from assay.execution.jobs import JudgeJob
+    from assay.execution.schedulers import LocalScheduler
+
+    submitted: list[str] = []
+
+    class Counting(LocalScheduler):
+        def submit(self, job: JudgeJob):  # type: ignore[no-untyped-def]
+            submitted.append(job.program_hash)
+            return super().submit(job)
+
+    ids = ["HumanEval/0", "HumanEval/2", "HumanEval/3"]
+    path = tmp_path / "refs.jsonl"
+    path.write_text("".join(json.dumps({"task_id": i, "solution": humaneval.problems[i].reference_program()}) + "\n" for i in ids))
+    outcome = pipeline.run(humaneval, _file(path, humaneval), tmp_path / "run", sandbox=get_sandbox(), ks=[1], workers=2,
+                           use_cache=False, scheduler=Counting)
+    assert outcome.evaluation is not None and outcome.evaluation.counts["passed"] == 3
+    assert submitted == []  # the reference checks (driver-side calls) made the verdicts

@@ -129,6 +129,7 @@ class Executor:
         self.stopping = threading.Event()  # set by stop(): nothing judged from then on is kept
         self.labeller = Labeller(sandbox, benchmark, settings, cache_dir, self.stopping)
         self._problem_digests: dict[str, str] = {}
+        self._reference_runs: dict[str, Verdict] = {}  # problem -> its reference program's verdict, until check_references stores it
 
     # ------------------------------------------------------------ identities
 
@@ -407,6 +408,7 @@ class Executor:
     def check_reference(self, problem: Problem) -> Verdict:
         """Rule 3: a problem's reference solution must pass its own tests."""
         verdict = self.judge(problem, problem.reference_program())
+        self._reference_runs[problem.id] = dataclasses.replace(verdict, tests=list(verdict.tests))
         self.note_reference(problem, verdict)
         if isinstance(problem.tests, CaseTests):
             exp = self.expected(problem)
@@ -486,6 +488,11 @@ class Executor:
                 defects[pid] = stored
         for pid, future in pending.items():
             verdict = future.result()
+            ran = self._reference_runs.pop(pid, None)
+            if ran is not None and ran.status is not Status.SANDBOX_ERROR and not self.stopping.is_set():
+                # The reference's program judged as any sample's would be: a sample that is the reference (as
+                # every one of `--references` is) is judged by this run, not a second one.
+                store.put(self.program_hash(problems[pid], problems[pid].reference_program()), ran)
             store.put_reference_verdict(ref_keys[pid], verdict)
             if ref_cache is not None and verdict.status is not Status.SANDBOX_ERROR:
                 ref_cache.put(ref_keys[pid], verdict)
