@@ -26,6 +26,7 @@ class Runner(StrEnum):
     """How a test program is run (a str, so records and stored JSON keep the plain names)."""
 
     CHECK = "check"  # HumanEval's `check(candidate)`, replayed on the trusted side (Python only)
+    MCEVAL = "mceval"  # McEval's test program after the sample, run to its end (assay.languages.mceval_shapes)
     SCRIPT = "script"  # MultiPL-E's shape: program = prompt + completion + tests, run by the language plugin
     UNITS = "units"  # a hand-written benchmark's unit tests, compiled with a harness by the language plugin
     NATIVE = "native"  # a benchmark's own test program in the language's native shape (HumanEval-X's): assay.languages.native_tests
