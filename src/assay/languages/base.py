@@ -288,6 +288,10 @@ class Language(abc.ABC):
         cases labelled by a reference solution need the executor, which computes the labels.
         """
         limits = limits or self.limits
+        if not isinstance(problem.tests, CaseTests) and problem.tests.runner == Runner.MCEVAL:  # McEval's programs
+            from assay.languages.mceval_shapes import judge_mceval
+
+            return judge_mceval(self, sandbox, problem, code, limits)
         if isinstance(problem.tests, CaseTests):
             from assay.judging.cases import judge_cases, plan_for
 
