@@ -37,6 +37,12 @@ REGISTRY: dict[str, tuple[str, str]] = {
 }
 
 
+# Languages only McEval's own test programs use, each a row of assay.languages.mceval_shapes (no plugin of
+# their own): get_language finds them by name; they are not listed among the plugins.
+MCEVAL_TABLE = ("awk", "c", "coffeescript", "common-lisp", "dart", "emacs-lisp", "erlang", "fortran", "fsharp", "groovy", "html",
+                "json", "julia", "kotlin", "markdown", "pascal", "powershell", "tcl", "vimscript", "visual-basic")
+
+
 class UnknownLanguage(ValueError):
     """A language Assay has no plugin for."""
 
@@ -48,6 +54,10 @@ def language_names() -> list[str]:
 
 def get_language(name: str) -> Language:
     """The plugin for a language (canonical name or alias such as 'rs' or 'cs')."""
+    if name in MCEVAL_TABLE:  # a row of McEval's table, not a plugin
+        from assay.languages.mceval_shapes import table_language
+
+        return table_language(name)
     canonical = resolve(name)
     module, cls = REGISTRY[canonical]
     try:
