@@ -66,6 +66,12 @@ for _release in range(1, 7):
     REGISTRY[f"livecodebench/v{_release}"] = ("assay.benchmarks.livecodebench", "load_livecodebench", {"release": _release})
 
 
+# McEval: mceval/swift, mceval/cpp, mceval/common-lisp, ... (40 languages, each run with its own test code).
+for _lang in ("awk", "c", "coffeescript", "common-lisp", "cpp", "csharp", "dart", "elixir", "emacs-lisp", "erlang", "fortran", "fsharp",
+              "go", "groovy", "haskell", "html", "java", "javascript", "json", "julia", "kotlin", "lua", "markdown", "pascal", "perl",
+              "php", "powershell", "python", "r", "racket", "ruby", "rust", "scala", "scheme", "shell", "swift", "tcl", "typescript",
+              "vimscript", "visual-basic"):
+    REGISTRY[f"mceval/{_lang}"] = ("assay.benchmarks.mceval", "load_mceval", {"lang": _lang})
 # What `assay benchmarks` shows without loading anything: a name, or the family before its "/", maps to
 # (problems, languages, licence of the data). Sizes are the data's as Assay loads it.
 ABOUT: dict[str, tuple[str, str, str]] = {
@@ -109,6 +115,7 @@ ABOUT.update({f"livecodebench/v{r}": (str(n), "Python", _LCB_LICENCE) for r, n i
 
 def about(name: str) -> tuple[str, str, str]:
     """(problems, languages, licence) of a registered benchmark, as far as Assay records it."""
+ABOUT["mceval/"] = ("2,007 in all, about 50 a language", "one of 40, as named", "CC BY-SA 4.0 (MCEVAL/McEval data; code MIT)")
     family, _, rest = name.partition("/")
     for key in (name, family + "/", family):
         if key in ABOUT:
