@@ -112,10 +112,10 @@ _LCB_LICENCE = "LiveCodeBench (code MIT; the Hub card's data terms apply)"
 ABOUT["livecodebench"] = ("1055 (release v6)", "Python", _LCB_LICENCE)
 ABOUT.update({f"livecodebench/v{r}": (str(n), "Python", _LCB_LICENCE) for r, n in ((1, 400), (2, 511), (3, 612), (4, 713), (5, 880), (6, 1055))})
 
+ABOUT["mceval/"] = ("2,007 in all, about 50 a language", "one of 40, as named", "CC BY-SA 4.0 (MCEVAL/McEval data; code MIT)")
 
 def about(name: str) -> tuple[str, str, str]:
     """(problems, languages, licence) of a registered benchmark, as far as Assay records it."""
-ABOUT["mceval/"] = ("2,007 in all, about 50 a language", "one of 40, as named", "CC BY-SA 4.0 (MCEVAL/McEval data; code MIT)")
     family, _, rest = name.partition("/")
     for key in (name, family + "/", family):
         if key in ABOUT:
