@@ -30,7 +30,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # McEval's languages that have no Assay plugin (assay.languages.mceval_shapes' table): without recommends,
 # which would pull in a few hundred MB more (fp-compiler's alone are ~300 MB).
-MCEVAL_PACKAGES=(sbcl coffeescript fp-compiler emacs-nox groovy gfortran tcl vim-nox erlang-nox)
+MCEVAL_PACKAGES=(sbcl coffeescript fp-compiler fp-units-rtl emacs-nox groovy gfortran tcl vim-nox erlang-nox)
 missing=()
 for p in "${MCEVAL_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
