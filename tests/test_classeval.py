@@ -230,7 +230,7 @@ def test_the_benchmark_loads_with_its_version_hash_and_tags(classeval_dir: Path)
     assert " Words2NumbersTestMain" not in bench.problems["ClassEval_97"].tests.test_classes  # type: ignore[union-attr]
     assert "defect:test-class-name" in bench.problems["ClassEval_97"].tags
     with pytest.raises(ValueError, match="strategy"):
-        load_classeval(strategy="incremental", data_dir=classeval_dir)
+        load_classeval(strategy="one-shot", data_dir=classeval_dir)
 
 
 def test_a_file_not_in_the_schema_is_one_line_error(tmp_path: Path) -> None:

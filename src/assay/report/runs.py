@@ -7,7 +7,8 @@ base tests alone.
 
 Suite keys name what a score is over: `humaneval`, `multipl-e/humaneval-swift`, ...; a benchmark whose
 problems carry EvalPlus "plus" tests gives `<name>` (base + plus tests, EvalPlus's headline number) and
-`<name>:base` (the base tests alone).
+`<name>:base` (the base tests alone). ClassEval's runs add `<name> (methods)`, the method-level score (upstream's
+fun_success), whose keys are `<task>::<test class>`.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from typing import Any, Literal
 
 from assay.metrics import PassAtK, score_pass_at_k
 from assay.problems import Benchmark, Status, judged_as
-from assay.scoring import inferred_flags, suite_flags
+from assay.scoring import inferred_flags, method_flags, suite_flags
 from assay.store import RunStore, RunStoreError
 
 RUN_DB = "run.sqlite"
+METHODS = " (methods)"  # classeval's method-level suite, `<name> (methods)`: its keys are `<task>::<test class>`, not problems
 # Samples-file names that say nothing about the model: the folder they sit in names it instead.
 GENERIC_STEMS = frozenset({"samples", "completions", "solutions", "answers", "generations", "results", "outputs", "output"})
 
@@ -92,7 +94,7 @@ class Run:
     @property
     def problem_ids(self) -> list[str]:
         """Problems with at least one scored sample, in natural order."""
-        return natural_sorted({t for flags in self.suites.values() for t in flags})
+        return natural_sorted({t for key, flags in self.suites.items() if not key.endswith(METHODS) for t in flags})
 
     @property
     def assay_version(self) -> str | None:
@@ -295,6 +297,9 @@ def load_run(
         for suite_label, ok in flags.items():
             key = f"{info.name}:base" if suite_label == "base" else (info.name if suite_label in ("plus", info.name) else f"{info.name}:{suite_label}")
             suites.setdefault(key, {}).setdefault(task_id, []).append(ok)
+        if problem is not None and bench is not None:  # classeval: the method-level score, each method's test class a problem
+            for method_key, ok in method_flags(bench, task_id, verdict).items():
+                suites.setdefault(f"{info.name}{METHODS}", {}).setdefault(method_key, []).append(ok)
     if bench is None:
         notes.append(f"{info.name} {info.version} was not found as the run recorded it: languages and suites were inferred from the verdicts")
     if sandbox_errors:
@@ -315,7 +320,7 @@ def load_run(
                      + ", ".join(sorted(defects)[:5]) + (" ..." if len(defects) > 5 else ""))
     if not suites:
         raise ReportError(f"{run_dir} has no scored samples (all {len(samples)} were skipped); install the toolchain and rerun")
-    n_covered = len({t for flags in suites.values() for t in flags}) + len(defects)
+    n_covered = len({t for key, flags in suites.items() if not key.endswith(METHODS) for t in flags}) + len(defects)
     if info.n_problems and n_covered < info.n_problems:
         notes.append(f"covers {n_covered} of the {info.n_problems} problems of {info.name}")
     return Run(run_dir, label or model, model, kind, info, config, samples, suites, n_unjudged, notes, n_covered=n_covered)
