@@ -202,7 +202,8 @@ class Generator:
 
     # ------------------------------------------------------------ recording
 
-    def _record(self, problem: Problem, idx: int, completion: Completion, attempts: int, latency: float, request_n: int, served: str | None) -> None:
+    def _record(self, problem: Problem, idx: int, completion: Completion, attempts: int, latency: float, request_n: int, served: str | None,
+                classeval_build: tuple[str, list[dict[str, str]]] | None = None) -> None:
         cost = price_of(self.prices, self.model.name, self.model.model, completion.usage)
         settings: dict[str, Any] = self.config.effective().to_json()
         settings["request_n"] = request_n
@@ -212,6 +213,8 @@ class Generator:
         if self.recorded is not None:
             replayed = self.recorded.sample(problem.id, idx)
             code, solution, how = replayed.completion, replayed.solution, "replay"
+        elif classeval_build is not None:  # classeval-incremental/-compositional: the class assembled from its steps' replies
+            code, solution, how = None, classeval_build[0], problem.extract
         else:
             code, solution, how = code_of(problem, completion.text, self.template.style, stops)
         record = {
@@ -231,7 +234,9 @@ class Generator:
             "latency_s": round(latency, 3),
             "generated_at": now_iso(),
         }
-        extra = {"raw_completion": completion.text, "extraction": how, "generation": record}
+        extra: dict[str, Any] = {"raw_completion": completion.text, "extraction": how, "generation": record}
+        if classeval_build is not None:
+            extra["classeval_steps"] = classeval_build[1]
         sample = Sample(problem.id, idx, code, solution, 0, extra)
         if self.key is not None:
             sample = dataclasses.replace(sample, program_hash=self.key(sample))
@@ -296,6 +301,9 @@ class Generator:
 
     async def _fill(self, problem: Problem, indexes: list[int], limiter: asyncio.Semaphore, rpm: AsyncLimiter | None, tpm: AsyncLimiter | None) -> None:
         """Get samples for these indexes, asking again for the rest when a server returns fewer than asked."""
+        if problem.extract.startswith("classeval-"):  # classeval-incremental/-compositional: one request a method
+            await asyncio.gather(*(self._fill_classeval(problem, idx, limiter, rpm, tpm) for idx in indexes))
+            return
         prompt = self.template.render(problem)
         stops = stops_for(problem, self.template, self.config)
         todo = list(indexes)
@@ -325,6 +333,37 @@ class Generator:
             for idx, completion in zip(todo, got, strict=False):
                 self._record(problem, idx, completion, counter[0], latency, n, response.model)
             todo = todo[len(got) :]  # fewer than asked (Ollama ignores n): ask again for the rest
+
+    async def _fill_classeval(self, problem: Problem, idx: int, limiter: asyncio.Semaphore, rpm: AsyncLimiter | None, tpm: AsyncLimiter | None) -> None:
+        """One sample of classeval-incremental/-compositional: a class built method by method (classeval_strategies), one
+        request a step, recorded as the assembled class; a step that fails fails the sample (a rerun asks for all of it)."""
+        from assay.benchmarks.classeval_strategies import ClassBuild, ClassPlan
+
+        build = ClassBuild(ClassPlan.from_json(problem.extra["plan"]), self.template.style)
+        seed = None if self.config.seed is None else self.config.seed + idx
+        config = GenerateConfig(1, self.config.temperature, self.config.top_p, self.config.max_tokens, stops_for(problem, self.template, self.config),
+                                seed, self.config.greedy)
+        counter, took = [0], [0.0]
+        served: list[str | None] = [None]  # what the server said it is (classeval steps: the last one's)
+
+        async def ask(text: str) -> Completion:
+            response, latency = await self._request(self.template.render(dataclasses.replace(problem, prompt=text)), 1, config, limiter, rpm, tpm, counter)
+            took[0] += latency
+            served[0] = response.model
+            if not response.completions:
+                raise ModelError("the server returned no completions", retryable=False, kind="malformed")
+            return response.completions[0]
+
+        try:
+            completion = await build.run(ask)
+        except _Cancelled:
+            return
+        except ModelError as exc:
+            self._record_error(problem, [idx], exc, counter[0])
+            if exc.kind in FATAL_KINDS:
+                self._fatal = f"{self.model.name} refused {self.model.model}: {exc}"
+            return
+        self._record(problem, idx, completion, counter[0], took[0], 1, served[0], classeval_build=(build.program(), build.steps_json()))
 
     async def _run_async(self, wanted: dict[str, list[int]]) -> None:
         limiter = asyncio.Semaphore(self.traffic.max_connections)
@@ -368,7 +407,7 @@ class Generator:
             for pid, indexes in wanted.items():
                 for idx in indexes:
                     self._record(self.benchmark.problems[pid], idx, self.recorded.completion(pid, idx), 0, 0.0, 1, None)
-        elif self.model.batched:
+        elif self.model.batched and not any(self.benchmark.problems[p].extract.startswith("classeval-") for p in wanted):  # classeval steps: one by one
             self._run_batched(wanted)
         else:
             asyncio.run(self._run_async(wanted))
