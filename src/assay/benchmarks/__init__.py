@@ -38,6 +38,8 @@ REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
     "multi-humaneval/swift": ("assay.benchmarks.mxeval", "load_mxeval", {"dataset": "multi-humaneval"}),
     "humaneval-xl/swift": ("assay.benchmarks.mxeval", "load_mxeval", {"dataset": "humaneval-xl"}),
     "classeval": ("assay.benchmarks.classeval", "load_classeval", {}),
+    "classeval-incremental": ("assay.benchmarks.classeval", "load_classeval", {"strategy": "incremental"}),
+    "classeval-compositional": ("assay.benchmarks.classeval", "load_classeval", {"strategy": "compositional"}),
     # BigCodeBench: plain names load v0.1.4 (v0.1.0 + upstream's fix scripts), /v0.1.0 the data as stored
     "bigcodebench": ("assay.benchmarks.bigcodebench", "load_bigcodebench", {}),
     "bigcodebench-instruct": ("assay.benchmarks.bigcodebench", "load_bigcodebench", {"style": "instruct"}),
@@ -100,6 +102,8 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "classeval": ("100 classes, 410 methods", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
     "bigcodebench": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
     "bigcodebench-instruct": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
+    "classeval-incremental": ("100 classes, 410 methods, one request a method", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
+    "classeval-compositional": ("100 classes, 410 methods, one request a method", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
     "multipl-e": ("~161 (HumanEval) / ~397 (MBPP) a language", "the one named", "BSD-3-Clause with a machine-learning clause"),
     "polyglot/": ("225 in all: cpp 26, go 39, java 47, javascript 49, python 34, rust 30", "the one named",
                   "MIT (Exercism), via Aider-AI/polyglot-benchmark"),
