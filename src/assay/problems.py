@@ -34,8 +34,8 @@ class Runner(StrEnum):
     # (assay.judging.cruxeval). Input mode: the prediction calls f; output mode: it is a value, without f.
     PREDICT_INPUT = "predict-input"
     PREDICT_OUTPUT = "predict-output"
-    UNITTEST = "unittest"  # Python unittest classes in the sample's process, each test reported on the private channel (ClassEval)
     POLYGLOT = "polyglot"  # an Exercism exercise edited by the sample (aider's polyglot): assay.judging.polyglot
+    UNITTEST = "unittest"  # Python unittest classes in the sample's process, each test reported on the private channel (ClassEval)
 
 
 @dataclass(frozen=True)

@@ -59,21 +59,21 @@ for _plus in ("humaneval-plus", "mbpp-plus"):
 # HumanEval-X: humaneval-x/cpp, go, java, js, python, rust, each run with its own test program.
 for _lang in ("cpp", "go", "java", "js", "python", "rust"):
     REGISTRY[f"humaneval-x/{_lang}"] = ("assay.benchmarks.humaneval_x", "load_humaneval_x", {"lang": _lang})
-# LiveCodeBench: `livecodebench` is the latest release (v6); livecodebench/v1 .. v6 are upstream's cumulative release_v1 .. v6.
-REGISTRY["livecodebench"] = ("assay.benchmarks.livecodebench", "load_livecodebench", {"latest": True})
 # Aider's polyglot benchmark (Exercism exercises, edited by the model): polyglot/cpp, go, java, javascript, python, rust.
 for _lang in ("cpp", "go", "java", "javascript", "python", "rust"):
     REGISTRY[f"polyglot/{_lang}"] = ("assay.benchmarks.polyglot", "load_polyglot", {"lang": _lang})
+# LiveCodeBench: `livecodebench` is the latest release (v6); livecodebench/v1 .. v6 are upstream's cumulative release_v1 .. v6.
+REGISTRY["livecodebench"] = ("assay.benchmarks.livecodebench", "load_livecodebench", {"latest": True})
 for _release in range(1, 7):
     REGISTRY[f"livecodebench/v{_release}"] = ("assay.benchmarks.livecodebench", "load_livecodebench", {"release": _release})
-
-
 # McEval: mceval/swift, mceval/cpp, mceval/common-lisp, ... (40 languages, each run with its own test code).
 for _lang in ("awk", "c", "coffeescript", "common-lisp", "cpp", "csharp", "dart", "elixir", "emacs-lisp", "erlang", "fortran", "fsharp",
               "go", "groovy", "haskell", "html", "java", "javascript", "json", "julia", "kotlin", "lua", "markdown", "pascal", "perl",
               "php", "powershell", "python", "r", "racket", "ruby", "rust", "scala", "scheme", "shell", "swift", "tcl", "typescript",
               "vimscript", "visual-basic"):
     REGISTRY[f"mceval/{_lang}"] = ("assay.benchmarks.mceval", "load_mceval", {"lang": _lang})
+
+
 # What `assay benchmarks` shows without loading anything: a name, or the family before its "/", maps to
 # (problems, languages, licence of the data). Sizes are the data's as Assay loads it.
 ABOUT: dict[str, tuple[str, str, str]] = {
@@ -95,18 +95,18 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "multi-humaneval/swift": ("161", "Swift", "MIT (amazon-science/mxeval)"),
     "humaneval-xl/swift": ("80", "Swift", "MIT (FloatAI/humaneval-xl)"),
     "humaneval-x/": ("164 a language", "the one named", "Apache-2.0 (THUDM/CodeGeeX)"),
+    "polyglot/": ("225 in all: cpp 26, go 39, java 47, javascript 49, python 34, rust 30", "the one named",
+                  "MIT (Exercism), via Aider-AI/polyglot-benchmark"),
     "cruxeval-i": ("800", "Python", "MIT (facebookresearch/cruxeval)"),
     "cruxeval-o": ("800", "Python", "MIT (facebookresearch/cruxeval)"),
     "cruxeval-i-cot": ("800", "Python", "MIT (facebookresearch/cruxeval)"),
     "cruxeval-o-cot": ("800", "Python", "MIT (facebookresearch/cruxeval)"),
     "classeval": ("100 classes, 410 methods", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
-    "bigcodebench": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
-    "bigcodebench-instruct": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
     "classeval-incremental": ("100 classes, 410 methods, one request a method", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
     "classeval-compositional": ("100 classes, 410 methods, one request a method", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
+    "bigcodebench": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
+    "bigcodebench-instruct": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
     "multipl-e": ("~161 (HumanEval) / ~397 (MBPP) a language", "the one named", "BSD-3-Clause with a machine-learning clause"),
-    "polyglot/": ("225 in all: cpp 26, go 39, java 47, javascript 49, python 34, rust 30", "the one named",
-                  "MIT (Exercism), via Aider-AI/polyglot-benchmark"),
     "humaneval-plus/": ("up to 164 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),
     "mbpp-plus/": ("up to 378 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),
 }
@@ -115,8 +115,8 @@ ABOUT: dict[str, tuple[str, str, str]] = {
 _LCB_LICENCE = "LiveCodeBench (code MIT; the Hub card's data terms apply)"
 ABOUT["livecodebench"] = ("1055 (release v6)", "Python", _LCB_LICENCE)
 ABOUT.update({f"livecodebench/v{r}": (str(n), "Python", _LCB_LICENCE) for r, n in ((1, 400), (2, 511), (3, 612), (4, 713), (5, 880), (6, 1055))})
-
 ABOUT["mceval/"] = ("2,007 in all, about 50 a language", "one of 40, as named", "CC BY-SA 4.0 (MCEVAL/McEval data; code MIT)")
+
 
 def about(name: str) -> tuple[str, str, str]:
     """(problems, languages, licence) of a registered benchmark, as far as Assay records it."""

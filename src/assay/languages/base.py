@@ -300,14 +300,14 @@ class Language(abc.ABC):
             toolchain = self.toolchain()
         except ToolchainMissing as exc:
             return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
-        if test_program(problem).runner == Runner.NATIVE:
-            from assay.languages.native_tests import judge_native
-
-            return judge_native(self, sandbox, problem, code, limits)
         if test_program(problem).runner == Runner.POLYGLOT:
             from assay.judging.polyglot import judge_polyglot
 
             return judge_polyglot(self, sandbox, problem, code, limits)
+        if test_program(problem).runner == Runner.NATIVE:
+            from assay.languages.native_tests import judge_native
+
+            return judge_native(self, sandbox, problem, code, limits)
         self.prepare(toolchain)
         marker = "ASSAY-DONE-" + secrets.token_hex(16)
         result = self.run_program(sandbox, problem, self.files(problem, code, marker), limits, toolchain)
