@@ -156,6 +156,30 @@ def test_a_sample_that_prints_a_marker_and_passed_does_not_pass(data: Path, lang
     assert verdict.status is not Status.PASSED, verdict.message
 
 
+# Script languages (the plugin ones and McEval's table rows): a top-level exit 0 after the reference runs before
+# the tests; so does printing what a pass looks like and then exiting 0.
+EARLY_EXIT: dict[str, tuple[str, str]] = {
+    "ruby": ("Ruby/1", "exit 0"), "php": ("PHP/1", "exit(0);"), "lua": ("Lua/1", "os.exit(0)"), "perl": ("Perl/1", "exit 0;"),
+    "tcl": ("Tcl/1", "exit 0"), "shell": ("Shell/1", "exit 0"), "r": ("R/1", "quit(status = 0)"), "racket": ("Racket/1", "(exit 0)"),
+    "coffeescript": ("CoffeeScript/1", "process.exit 0"), "emacs-lisp": ("Emacs Lisp/1", "(kill-emacs 0)"),
+}
+PRINT_THEN = {"ruby": 'puts "{m}"; puts "All tests passed"', "php": 'echo "{m}\\nAll tests passed\\n";', "lua": 'print("{m}"); print("passed")',
+              "perl": 'print "{m}\\npassed\\n";', "tcl": 'puts "{m}"; puts "passed"', "shell": 'echo "{m}"; echo passed',
+              "r": 'cat("{m}\\npassed\\n")', "racket": '(displayln "{m}") (displayln "passed")',
+              "coffeescript": 'console.log "{m}"; console.log "passed"', "emacs-lisp": '(princ "{m}\\npassed\\n")'}
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("lang", sorted(EARLY_EXIT))
+def test_script_languages_an_early_exit_or_a_printed_pass_does_not_pass(data: Path, lang: str) -> None:
+    task, exit_line = EARLY_EXIT[lang]
+    problem = _bench(data, lang).problems[task]
+    assert _judge(problem, problem.reference_program()).status is Status.PASSED
+    for tail in (exit_line, PRINT_THEN[lang].format(m=FAKE_MARKER) + "\n" + exit_line):
+        verdict = _judge(problem, problem.reference_program() + "\n" + tail + "\n")
+        assert verdict.status is not Status.PASSED, (tail, verdict.message)
+
+
 @pytest.mark.shared_data
 def test_rust_a_sample_whose_function_exits_0_or_prints_the_marker_does_not_pass(data: Path) -> None:
     problem = _task(data, "rust")
