@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.languages.base import Language, PhaseLimits, ToolchainMissing, _path_for, build_failure, run_failure
+from assay.languages.native_tests import GO_TESTMAIN_HEAD
 from assay.languages.support import digest, file_stamp, run_host, support_dir
 from assay.problems import Problem, Status, TestDetail, Verdict
 from assay.sandbox.base import Phase, Sandbox, SandboxLimits, SandboxResult
@@ -262,25 +263,7 @@ def expected_tests(lang: str, files: dict[str, str], test_paths: list[str]) -> l
 _JAVA_DISABLED = re.compile(r"@Disabled\b(?:\([^)]*\))?[^;{]*?void\s+(\w+)\s*\(", re.S)
 GO_HARNESS_FILE = "zz_assay_main_test.go"
 _GO_TEST = re.compile(r"^func\s+(Test\w+)\s*\(\s*(\w+)\s+\*testing\.T\s*\)", re.M)
-GO_HARNESS = """package {package}
-
-import (
-\tassay_flag "flag"
-\tassay_os "os"
-\tassay_testing "testing"
-)
-
-var assay_done_{tag} = map[string]bool{{}}
-
-{wrappers}
-
-func TestMain(m *assay_testing.M) {{
-\tassay_flag.Parse()
-\tfor name, value := range map[string]string{{"test.run": "", "test.skip": "", "test.list": "", "test.count": "1", "test.shuffle": "off",
-\t\t"test.failfast": "false", "test.bench": "", "test.fuzz": "", "test.short": "false"}} {{
-\t\t_ = assay_flag.Set(name, value) // a flag this Go version lacks stays unset
-\t}}
-\tcode := m.Run()
+GO_HARNESS = "package {package}\n\n" + GO_TESTMAIN_HEAD + """\tcode := m.Run()
 \tchannel := assay_os.NewFile(3, "channel")
 \tfor _, name := range []string{{{names}}} {{
 \t\tif assay_done_{tag}[name] {{

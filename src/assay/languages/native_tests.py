@@ -268,9 +268,8 @@ _GO_TEST = re.compile(r"^func\s+(Test\w*)\s*\(\s*(\w+)\s+\*testing\.T\s*\)", re.
 _GO_IMPORT_BLOCK = re.compile(r"^import\s*\(([^)]*)\)", re.M)
 _GO_IMPORT_LINE = re.compile(r'^import\s+(\w+\s+)?"([^"]+)"', re.M)
 _GO_PACKAGE = re.compile(r"^package\s+\w+\s*$", re.M)
-GO_HARNESS = """package main
-
-import (
+# The start of Assay's TestMain for Go tests (flags reset, wrappers in), shared with assay.judging.polyglot.
+GO_TESTMAIN_HEAD = """import (
 \tassay_flag "flag"
 \tassay_os "os"
 \tassay_testing "testing"
@@ -286,7 +285,8 @@ func TestMain(m *assay_testing.M) {{
 \t\t"test.failfast": "false", "test.bench": "", "test.fuzz": "", "test.short": "false"}} {{
 \t\t_ = assay_flag.Set(name, value) // a flag this Go version lacks stays unset
 \t}}
-\tif m.Run() != 0 {{
+"""
+GO_HARNESS = "package main\n\n" + GO_TESTMAIN_HEAD + """\tif m.Run() != 0 {{
 \t\tassay_os.Exit({code})
 \t}}
 \tfor _, name := range []string{{{names}}} {{
