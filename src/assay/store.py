@@ -285,12 +285,6 @@ class RunStore(VerdictCache):
             self._db.execute("COMMIT")
         return len(updates)
 
-    def done_programs(self) -> set[str]:
-        """Program hashes that already have a verdict (a sandbox error is retried, so it does not count)."""
-        with self._lock:
-            self._commit_locked()
-            return {row[0] for row in self._db.execute("SELECT program_hash FROM verdicts WHERE status != 'sandbox_error'")}
-
     def results(self) -> Iterator[tuple[Sample, Verdict | None]]:
         """Every sample with its verdict (None if not judged yet), in samples-file order."""
         with self._lock:

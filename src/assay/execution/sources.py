@@ -114,11 +114,6 @@ class SamplesFile:
         self._hash = digest.hexdigest()
         self._known = set(benchmark.problems)
 
-    @property
-    def samples(self) -> list[Sample]:
-        """The samples of known tasks, all at once (for callers that want a list; the run streams them)."""
-        return [s for s in self._read() if s.task_id in self._known]
-
     def identity(self, benchmark: Benchmark, judge: dict[str, Any]) -> dict[str, Any]:
         return {"benchmark": benchmark.name, "benchmark_hash": benchmark.content_hash, "samples": self._hash, **judge}
 
