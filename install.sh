@@ -15,4 +15,7 @@ PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test,classeval]'  # classeval: the packages ClassEval's tasks import
+# SWE-bench's per-repository, per-version environment specs (assay.swe.specs reads only its data modules, so none of
+# its Docker and dataset dependencies are needed; 4.1.0 is the last release with the table).
+.venv/bin/python -m pip install -q --no-deps swebench==4.1.0
 echo "Assay installed: .venv/bin/assay"

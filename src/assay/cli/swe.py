@@ -37,6 +37,10 @@ DatasetOpt = Annotated[str | None, typer.Option("--dataset", help="A Hugging Fac
                                                                    "swe-bench-verified, swe-bench-multilingual, multi-swe-bench(-mini), or a Hub id.")]
 RevisionOpt = Annotated[str, typer.Option("--revision", help="The dataset's branch, tag or commit (the first commit a branch resolves to "
                                                              "is pinned in the cache).")]
+SpecsOpt = Annotated[str | None, typer.Option("--specs", help="SWE-bench's per-repository, per-version environment specs for the tasks: "
+                                                               "swebench (the installed package's table, swebench==4.1.0) or a JSON file "
+                                                               "{repo: {version: spec}}; given, they replace each matching task's own setup. "
+                                                               "Without it, tasks with no test_cmd and a version get swebench's.")]
 SplitOpt = Annotated[str, typer.Option("--split", help="The dataset's split.")]
 RefreshOpt = Annotated[bool, typer.Option("--refresh", help="Resolve the dataset's branch again instead of its pinned commit.")]
 swe_app = typer.Typer(help="Repository tasks: SWE-bench-style instances graded by the project's own tests.", no_args_is_help=True)
@@ -61,6 +65,7 @@ def evaluate(
     runtime: RuntimeOpt = "bwrap",
     image: ImageOpt = None,
     profile: ProfileOpt = None,
+    specs: SpecsOpt = None,
     python: Annotated[Path | None, typer.Option("--python", help="An interpreter that has the tests' dependencies (default: a venv built per task setup).")] = None,
     instance_ids: Annotated[str | None, typer.Option("--instance-ids", help="Comma-separated instance ids (default: all).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Wall-clock seconds a task's test command may take.")] = 1800.0,
@@ -88,7 +93,7 @@ def evaluate(
     cache = cache_dir or default_cache_dir()
     try:
         loaded, set_name = _load(tasks, dataset, revision, split, refresh, cache)
-        loaded = _with_profile(loaded, profile)
+        loaded = _with_profile(loaded, profile, specs)
         runs_of = [load_predictions(path) for path in predictions or []]
     except TaskFormatError as exc:
         fail(str(exc))
@@ -205,6 +210,7 @@ def validate_cmd(
     repos: Annotated[list[Path] | None, typer.Option("--repos", help="Directories with <owner>__<name>.bundle or clones.")] = None,
     runs: Annotated[int, typer.Option("--runs", min=1, help="Runs of the gold and of the empty patch each.")] = 3,
     profile: ProfileOpt = None,
+    specs: SpecsOpt = None,
     python: Annotated[Path | None, typer.Option("--python", help="An interpreter with the tests' dependencies (Python tasks).")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the valid instances here (JSONL).")] = None,
     runtime: RuntimeOpt = "bwrap",
@@ -217,7 +223,7 @@ def validate_cmd(
     from assay.swe.tasks import TaskFormatError, load_tasks
 
     try:
-        loaded = _with_profile(load_tasks(tasks), profile)
+        loaded = _with_profile(load_tasks(tasks), profile, specs)
     except TaskFormatError as exc:
         fail(str(exc))
     sandbox = _sandbox(runtime, image)
@@ -229,7 +235,7 @@ def validate_cmd(
     table.add_column("why not", overflow="fold")
     valid = []
     for task in loaded:
-        result = validate(task, store, _environment(task, python, cache), _limits(timeout), runs=runs, sandbox=sandbox)
+        result = validate(task, store, _environment(task, python, cache, store), _limits(timeout), runs=runs, sandbox=sandbox)
         table.add_row(escape(task.instance_id), "yes" if result.valid else "no", escape(result.why))
         if result.valid:
             valid.append(task)
@@ -332,9 +338,24 @@ def _selected(tasks: list[Task], instance_ids: str | None, strict: bool = False)
     return chosen
 
 
-def _with_profile(tasks: list[Task], profile: str | None) -> list[Task]:
-    """Tasks with `--profile`'s setup where they name none; a task left with no test command is a one-line error."""
+def _with_specs(tasks: list[Task], specs: str | None) -> list[Task]:
+    """Tasks with SWE-bench's specs applied (`assay.swe.specs.set_up_all`); unreadable specs are a TaskFormatError."""
+    from assay.swe.specs import SpecsUnavailable, set_up_all
+    from assay.swe.tasks import TaskFormatError
+
+    try:
+        return set_up_all(tasks, specs)
+    except SpecsUnavailable as exc:
+        raise TaskFormatError(f"--specs: {exc}") from None
+
+
+def _with_profile(tasks: list[Task], profile: str | None, specs: str | None = None) -> list[Task]:
+    """Tasks with `--specs`' setup (SWE-bench's specs, `assay.swe.specs`), then `--profile`'s where they name none;
+    a task left with no test command is a one-line error."""
     from assay.swe.tasks import TaskFormatError, with_profile
+
+    if profile is None or specs is not None:
+        tasks = _with_specs(tasks, specs)
 
     if profile is not None:
         chosen = PROFILES.get(profile)
@@ -344,7 +365,7 @@ def _with_profile(tasks: list[Task], profile: str | None) -> list[Task]:
     bare = [t.instance_id for t in tasks if not t.test_cmd]
     if bare:
         raise TaskFormatError(f"{bare[0]}{f' and {len(bare) - 1} more' if len(bare) > 1 else ''}: no test_cmd (Multi-SWE-bench's rows name "
-                              "none): give --profile")
+                              "none, nor do SWE-bench's whose repo and version no spec covers): give --profile or --specs")
     return tasks
 
 
@@ -382,13 +403,13 @@ def _store(cache: Path, repos: list[Path] | None, source: Path | None = None, ke
     return RepoStore(cache, list(repos or []), local={key: source} if source is not None and key else None)
 
 
-def _environment(task: Task, python: Path | None, cache: Path) -> Environment:
+def _environment(task: Task, python: Path | None, cache: Path, store: RepoStore | None = None) -> Environment:
     """The task's environment: `--python`, or a venv built for its setup (Python); the toolchain of its language."""
-    from assay.swe.envs import EnvironmentFailed, build
+    from assay.swe.envs import EnvironmentFailed, build, needs_env
     from assay.swe.harness import Environment
 
     try:
-        interpreter = python or (build(task, cache) if task.language == "python" and task.install else Path(sys.executable))
+        interpreter = python or (build(task, cache, store=store) if needs_env(task) else Path(sys.executable))
         return Environment.of(interpreter, task.language)
     except (EnvironmentFailed, OSError, subprocess.CalledProcessError) as exc:
         fail(f"environment for {task.instance_id}: {exc}")
@@ -422,6 +443,7 @@ def agent_cmd(
     instance_ids: Annotated[str | None, typer.Option("--instance-ids", help="Comma-separated instance ids (default: all).")] = None,
     runtime: RuntimeOpt = "bwrap",
     image: ImageOpt = None,
+    specs: SpecsOpt = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where repository mirrors and environments are kept.")] = None,
 ) -> None:
     """Let a model fix each task: one bash command a step in the sandboxed checkout, until it submits or a limit is
@@ -435,7 +457,7 @@ def agent_cmd(
     from assay.swe.tasks import TaskFormatError, load_tasks
 
     try:
-        loaded = load_tasks(tasks)
+        loaded = _with_specs(load_tasks(tasks), specs)
         spec = parse_model_spec(model)
         options: dict[str, object] = {"base_url": base_url}
         if api_key_env:
@@ -468,7 +490,7 @@ def agent_cmd(
                 for task in loaded:
                     if task.instance_id in done:
                         continue
-                    trajectory = await solve(task, backend, store, _environment(task, python, cache), limits, run=run, price=price,
+                    trajectory = await solve(task, backend, store, _environment(task, python, cache, store), limits, run=run, price=price,
                                              sandbox=sandbox)
                     save(trajectory, out / "trajectories")
                     with open(path, "a") as sink:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from assay.cli.common import console, default_cache_dir, err, fail
-from assay.cli.swe import _selected, _store, swe_app
+from assay.cli.swe import DatasetOpt, RevisionOpt, SplitOpt, _selected, _store, swe_app
 
 if TYPE_CHECKING:
     from assay.swe.tasks import Task
@@ -105,37 +105,55 @@ def image_instance_cmd(
 
 @swe_app.command("prepare")
 def prepare_cmd(
-    tasks: Annotated[list[Path], typer.Option("--tasks", help="Task instances (files or directories, repeatable).")],
+    tasks: Annotated[list[Path] | None, typer.Option("--tasks", help="Task instances (files or directories, repeatable).")] = None,
+    dataset: DatasetOpt = None,
+    revision: RevisionOpt = "main",
+    split: SplitOpt = "test",
     base_python: Annotated[Path | None, typer.Option("--base-python", help="The interpreter the environments are made from (default: Assay's).")]
     = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", envvar="ASSAY_CACHE_DIR", help="Where the environments are kept.")] = None,
+    specs: Annotated[str | None, typer.Option("--specs", help="SWE-bench's environment specs (swebench, or a JSON file), as for evaluate.")] = None,
+    repos: Annotated[list[Path] | None, typer.Option("--repos", help="Directories with <owner>__<name>.bundle or clones (specs' setup steps run "
+                                                                     "in a checkout).")] = None,
+    network: Annotated[bool, typer.Option("--network", help="Allow cloning repositories from GitHub that --repos does not hold.")] = False,
 ) -> None:
-    """Build each distinct test environment the tasks name (a venv per `install`, keyed by its content hash),
-    once, with network; `evaluate`, `validate` and `mine` then find them and run offline."""
-    from assay.swe.envs import EnvironmentFailed, build, env_key
+    """Build each distinct test environment the tasks name (a venv per `install`, keyed by its content hash; for a
+    task set up from SWE-bench's specs, its Python, packages and install steps, per instance), once, with network;
+    `evaluate`, `validate` and `mine` then find them and run offline."""
+    from assay.cli.swe import _load, _with_specs
+    from assay.swe.envs import EnvironmentFailed, build, env_key, needs_env
     from assay.swe.harness import tree_bytes
-    from assay.swe.tasks import TaskFormatError, load_tasks
+    from assay.swe.repos import RepoStore, RepoUnavailable
+    from assay.swe.tasks import TaskFormatError
 
+    cache = cache_dir or default_cache_dir()
     try:
-        loaded = [t for t in load_tasks(tasks) if t.language == "python" and t.install]
+        loaded = [t for t in _with_specs(_load(tasks, dataset, revision, split, False, cache)[0], specs) if needs_env(t)]
     except TaskFormatError as exc:
         fail(str(exc))
-    cache = cache_dir or default_cache_dir()
+    store = RepoStore(cache, list(repos or []), allow_network=network)
     base = str(base_python or sys.executable)
     by_key: dict[str, Task] = {}
+    failed = built = 0
     for task in loaded:
-        by_key.setdefault(env_key(task, base), task)
-    failed = 0
+        try:
+            by_key.setdefault(env_key(task, base, store), task)
+        except (EnvironmentFailed, RepoUnavailable) as exc:  # a spec's Python missing, its repository not in --repos
+            failed += 1
+            err.print(f"[assay] {exc}", markup=False, highlight=False)
     for key, task in by_key.items():
         started = time.monotonic()
         try:
-            python = build(task, cache, base)
-        except EnvironmentFailed as exc:
+            python = build(task, cache, base, store)
+        except (EnvironmentFailed, RepoUnavailable) as exc:
             failed += 1
             err.print(f"[assay] {key}: {exc}", markup=False, highlight=False)
             continue
-        console.print(f"{key}: {task.install.splitlines()[0][:70]} ({sum(t.install == task.install for t in loaded)} tasks, "
-                      f"{tree_bytes(python.parent.parent) / 1e6:.0f} MB, {time.monotonic() - started:.0f} s)")
-    console.print(f"{len(by_key) - failed} of {len(by_key)} environments ready under {cache / 'swe' / 'envs'}")
+        built += 1
+        spec = task.extra.get("spec")
+        what = f"{task.instance_id} (spec {spec['repo']} {spec['version']}" if spec else \
+            f"{task.install.splitlines()[0][:70]} ({sum(t.install == task.install for t in loaded)} tasks"
+        console.print(f"{key}: {what}, {tree_bytes(python.parent.parent) / 1e6:.0f} MB, {time.monotonic() - started:.0f} s)")
+    console.print(f"{built} of {built + failed} environments ready under {cache / 'swe' / 'envs'}")
     if failed:
         raise typer.Exit(1)

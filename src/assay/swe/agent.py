@@ -24,7 +24,7 @@ from typing import Any
 
 from assay.models.base import GenerateConfig, ModelAPI, ModelError, Prompt, Usage
 from assay.swe.containers import ContainerFailed
-from assay.swe.harness import BWRAP, Environment, Sandbox, test_env
+from assay.swe.harness import BWRAP, Environment, Sandbox, lay_overlay, test_env
 from assay.swe.repos import RepoStore
 from assay.swe.runtime import Limits
 from assay.swe.tasks import Task
@@ -124,6 +124,7 @@ async def solve(task: Task, model: ModelAPI, store: RepoStore, env: Environment,
     usage = Usage()
     with tempfile.TemporaryDirectory(prefix=f"assay-agent-{task.repo_key}-") as tmp:
         checkout = store.checkout(task.repo_key, task.repo, task.base_commit, Path(tmp) / "testbed")
+        lay_overlay(env, checkout)
         scratch = Path(tmp) / "scratch"
         scratch.mkdir()
         runtime = sandbox.runtime(task, env.ro_paths)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from assay.swe import patches
 from assay.swe.containers import ChangesRejected, ContainerFailed
+from assay.swe.envs import OVERLAY
 from assay.swe.grading import Report, Resolution, TestStatus, grade
 from assay.swe.parsers import JUNIT_DIR, PARSERS, RESULTS_FILE
 from assay.swe.repos import RepoStore, RepoUnavailable
@@ -103,6 +104,7 @@ class Environment:
     ro_paths: tuple[str, ...]
     path: tuple[str, ...] = ()  # directories put first on PATH
     variables: tuple[tuple[str, str], ...] = ()
+    overlay: str = ""  # build outputs of the environment's setup (assay.swe.envs), copied into each checkout
 
     @classmethod
     def of(cls, python: Path, language: str = "python") -> Environment:
@@ -112,6 +114,7 @@ class Environment:
         done = subprocess.run([str(python), "-c", "import sys; print(sys.prefix); print(sys.base_prefix)"], capture_output=True, text=True, check=True)
         ro = [*done.stdout.split(), str(python.parent)]
         path = [str(python.parent)]
+        overlay = Path(done.stdout.split()[0]) / OVERLAY if done.stdout.split() else None
         variables: dict[str, str] = {}
         plugin = TOOLCHAINS.get(language)
         if plugin is not None:
@@ -123,7 +126,7 @@ class Environment:
             path = [*dirs, *path]
             variables.update({k: v for k, v in toolchain.env.items() if not k.startswith("ASSAY_")})
             variables.update(plugin[1])
-        return cls(python, tuple(ro), tuple(path), tuple(sorted(variables.items())))
+        return cls(python, tuple(ro), tuple(path), tuple(sorted(variables.items())), str(overlay) if overlay and overlay.is_dir() else "")
 
 
 class Runtime(Protocol):
@@ -178,6 +181,21 @@ class Sandbox:
 BWRAP = Sandbox()
 
 
+def lay_overlay(env: Environment, checkout: Path) -> None:
+    """Copy what the environment's setup built in its checkout (extensions, egg-info: untracked) into this
+    checkout, each file listed in .git/info/exclude so that no `git add -A` (the agent's diff) takes it in."""
+    if not env.overlay:
+        return
+    overlay = Path(env.overlay)
+    shutil.copytree(overlay, checkout, dirs_exist_ok=True, symlinks=True)
+    names = sorted("/" + str(f.relative_to(overlay)) for f in overlay.rglob("*") if f.is_file() or f.is_symlink())
+    exclude = checkout / ".git" / "info" / "exclude"
+    if (checkout / ".git").is_dir() and names:
+        exclude.parent.mkdir(exist_ok=True)
+        with open(exclude, "a") as out:
+            out.write("\n# assay: the environment's build outputs\n" + "\n".join(names) + "\n")
+
+
 def test_env(task: Task, env: Environment, results_name: str = RESULTS_FILE) -> dict[str, str]:
     """The test command's environment: the toolchain's and the task's variables, its tools first on PATH, the plugin."""
     out = {"PATH": ":".join([*env.path, "/usr/local/bin", "/usr/bin", "/bin"]), "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -205,6 +223,7 @@ def evaluate_task(task: Task, prediction: Prediction, store: RepoStore, env: Env
         except (RepoUnavailable, subprocess.CalledProcessError) as exc:
             result.error = f"repository: {exc}"
             return result
+        lay_overlay(env, checkout)
         reaching = patches.tampering(prediction.patch, task.test_patch)
         if reaching:
             result.resolution = Resolution.NO.value

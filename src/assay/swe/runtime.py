@@ -53,14 +53,18 @@ class Bwrap:
 
     name = "bwrap"
 
-    def __init__(self, ro_paths: Sequence[str] = (), mounts: Mapping[str, str] | None = None) -> None:
+    def __init__(self, ro_paths: Sequence[str] = (), mounts: Mapping[str, str] | None = None, rw_paths: Sequence[str] = (),
+                 network: bool = False) -> None:
         """`ro_paths`: host directories shown read-only at their own paths; `mounts`: host directory -> where
-        it is shown, read-only."""
+        it is shown, read-only; `rw_paths` and `network`: for an environment's setup steps only (`assay.swe.envs`),
+        directories shown writable at their own paths, and the host's network."""
         self.bwrap = shutil.which("bwrap")
         if self.bwrap is None:
             raise RuntimeUnavailable("bubblewrap is not installed: apt-get install bubblewrap (or pick --runtime podman)")
         self.ro_paths = sorted({os.path.realpath(p) for p in ro_paths if not os.path.realpath(p).startswith("/usr/")})
         self.mounts = dict(mounts or {})
+        self.rw_paths = sorted({os.path.realpath(p) for p in rw_paths})
+        self.network = network
 
     def argv(self, checkout: Path, scratch: Path, command: str, env: Mapping[str, str]) -> list[str]:
         assert self.bwrap is not None
@@ -77,8 +81,13 @@ class Bwrap:
             args += ["--ro-bind", path, path]
         for host, target in self.mounts.items():
             args += ["--ro-bind", host, target]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", str(checkout), TESTBED, "--bind", str(scratch), SCRATCH,
-                 "--chdir", TESTBED, "--clearenv"]
+        if self.network:
+            args += ["--share-net", "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf", "--ro-bind-try", "/etc/nsswitch.conf",
+                     "/etc/nsswitch.conf", "--ro-bind-try", "/etc/gitconfig", "/etc/gitconfig"]
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", str(checkout), TESTBED, "--bind", str(scratch), SCRATCH]
+        for path in self.rw_paths:  # after the /tmp tmpfs, which would hide one below it
+            args += ["--bind", path, path]
+        args += ["--chdir", TESTBED, "--clearenv"]
         for key, value in env.items():
             args += ["--setenv", key, value]
         return [*args, "/bin/sh", "-c", command]

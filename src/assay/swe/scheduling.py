@@ -61,7 +61,7 @@ _STORES_LOCK = threading.Lock()
 
 def grade(task: Task, prediction: Prediction, run: int, spec: GradeSpec) -> TaskResult:
     """Grade one prediction on one task, here (a local thread, or a Ray worker)."""
-    from assay.swe.envs import EnvironmentFailed, build
+    from assay.swe.envs import EnvironmentFailed, build, needs_env
     from assay.swe.harness import Environment, TaskResult, evaluate_task
     from assay.swe.repos import RepoStore
     from assay.swe.runtime import Limits
@@ -73,7 +73,7 @@ def grade(task: Task, prediction: Prediction, run: int, spec: GradeSpec) -> Task
     store, sandbox = made
     cache = Path(spec.cache)
     try:
-        interpreter = Path(spec.python) if spec.python else (build(task, cache) if task.language == "python" and task.install else Path(sys.executable))
+        interpreter = Path(spec.python) if spec.python else (build(task, cache, store=store) if needs_env(task) else Path(sys.executable))
         env = Environment.of(interpreter, task.language)
     except (EnvironmentFailed, OSError, subprocess.CalledProcessError) as exc:
         result = TaskResult(task.instance_id, prediction.model, "error", error=f"environment: {exc}",
