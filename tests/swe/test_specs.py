@@ -114,6 +114,30 @@ def test_a_real_task_graded_in_an_environment_built_from_its_spec(tmp_path: Path
         result = json.loads((out / "results.jsonl").read_text().splitlines()[0])
         assert result["resolution"] == want, (result["error"], result["log"][-2000:])
         assert "pytest-9.2.0" in result["log"]
+    # A patch whose code, run by the tests, writes into the environment (a .pth there would run in every
+    # later task graded in it): the environment is read-only in the run, so nothing of it stays.
+    poison = _poisoned_patch(data, str(json.loads(row.read_text())["base_commit"]), tmp_path)
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(json.dumps({"instance_id": task.instance_id, "model_patch": poison, "model_name_or_path": "hostile"}) + "\n")
+    ran = CliRunner().invoke(cli.app, ["swe", "evaluate", "--tasks", str(row), "--specs", str(SPECS), "--predictions", str(preds), "--repos",
+                                       str(data / "repos"), "--cache-dir", str(prepared), "-o", str(tmp_path / "hostile")])
+    result = json.loads((tmp_path / "hostile" / "results.jsonl").read_text().splitlines()[0])
+    assert result["resolution"] == "RESOLVED_NO" and result["applied_by"], (result["error"], result["log"][-2000:])
+    assert not list(root.rglob("zz_assay_poison*")), "the run wrote into the environment"
+
+
+def _poisoned_patch(data: Path, base: str, tmp: Path) -> str:
+    import subprocess
+
+    clone = tmp / "clone"
+    subprocess.run(["git", "clone", "-q", str(data / "repos" / "tkem__cachetools.bundle"), str(clone)], check=True)
+    subprocess.run(["git", "checkout", "-q", base], cwd=clone, check=True)
+    init = clone / "src" / "cachetools" / "__init__.py"
+    init.write_text("import glob as _g, os as _o, sys as _s\n"
+                    "for _d in [_s.prefix, *_g.glob(_o.path.join(_s.prefix, 'lib', 'python*', 'site-packages'))]:\n"
+                    "    try:\n        open(_o.path.join(_d, 'zz_assay_poison.pth'), 'w').write('import os\\n')\n"
+                    "    except OSError:\n        pass\n" + init.read_text())
+    return subprocess.run(["git", "diff"], cwd=clone, check=True, capture_output=True, text=True).stdout
 
 
 def _write(row: dict[str, object]) -> Path:
