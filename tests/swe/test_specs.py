@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from assay import cli
 from assay.swe.envs import EnvironmentFailed, env_key, needs_env, ready, spec_python
 from assay.swe.harness import Environment
+from assay.swe.repos import RepoStore
 from assay.swe.specs import Specs, SpecsUnavailable, directives, from_file, from_swebench, set_up, set_up_all
 from assay.swe.tasks import load_tasks, task_from
 from tests.conftest import shared_data
@@ -91,8 +92,6 @@ def test_a_real_task_graded_in_an_environment_built_from_its_spec(tmp_path: Path
     prepared = Path.home() / ".cache" / "assay"
     task = set_up_all(load_tasks([row]), str(SPECS))[0]
     assert task.env_vars == () and "spec" in task.extra  # no PYTHONPATH: the spec's install is what makes the code importable
-    from assay.swe.repos import RepoStore
-
     store = RepoStore(prepared, [data / "repos"])
     python = ready(task, prepared, store=store)
     if python is None:
@@ -124,6 +123,28 @@ def test_a_real_task_graded_in_an_environment_built_from_its_spec(tmp_path: Path
     result = json.loads((tmp_path / "hostile" / "results.jsonl").read_text().splitlines()[0])
     assert result["resolution"] == "RESOLVED_NO" and result["applied_by"], (result["error"], result["log"][-2000:])
     assert not list(root.rglob("zz_assay_poison*")), "the run wrote into the environment"
+
+
+@pytest.mark.shared_data
+def test_the_spec_environment_grades_the_same_in_a_podman_container(tmp_path: Path) -> None:
+    """The same prepared environment, mounted read-only into the image's container: the same 46 statuses."""
+    from tests.swe.test_containers import _podman
+
+    _podman()
+    data = shared_data()
+    row = data / "repo-tasks" / "tkem__cachetools-57d2e48.json"
+    prepared = Path.home() / ".cache" / "assay"
+    if not row.exists() or ready(set_up_all(load_tasks([row]), str(SPECS))[0], prepared, store=RepoStore(prepared, [data / "repos"])) is None:
+        pytest.skip("needs the shared data and the prepared spec environment (see the test above)")
+    statuses = []
+    for runtime in ("bwrap", "podman"):
+        ran = CliRunner().invoke(cli.app, ["swe", "evaluate", "--tasks", str(row), "--specs", str(SPECS), "--gold", "--repos", str(data / "repos"),
+                                           "--cache-dir", str(prepared), "--runtime", runtime, "-o", str(tmp_path / runtime)])
+        assert ran.exit_code == 0, ran.output
+        result = json.loads((tmp_path / runtime / "results.jsonl").read_text().splitlines()[0])
+        assert result["resolution"] == "RESOLVED_FULL" and result["runtime"] == runtime, result["error"]
+        statuses.append(result["statuses"])
+    assert statuses[0] == statuses[1] and len(statuses[0]) == 46
 
 
 def _poisoned_patch(data: Path, base: str, tmp: Path) -> str:
