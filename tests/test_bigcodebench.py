@@ -107,8 +107,34 @@ HOSTILE = {
     "patched assertEqual": "    return {}\nimport unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n"
                            "unittest.TestCase.assertTrue = lambda *a, **k: None\nunittest.TestCase.assertIn = lambda *a, **k: None\n",
     "ctypes from the sample": "    import ctypes\n    ctypes.CDLL(None).getpid()\n" + CORRECT,
+    "ctypes.CDLL of a file from the sample": "    import ctypes\n    ctypes.CDLL('libc.so.6')\n" + CORRECT,
     "forged ok lines": "    for t in ('test_case_1', 'test_case_2', 'test_case_3', 'test_case_4', 'test_case_5'):\n"
                        "        print(f'{t} (__main__.TestCases) ... ok')\n    print('OK')\n    import os\n    os._exit(0)\n",
+    # The tests' functions are reachable (TestCase.__subclasses__()) and so is their __globals__: the runner's
+    # assertion and comparison guard used to be names there, so rewriting them made every assertion a no-op.
+    "rewrites the tests' globals": "    import unittest\n    for c in unittest.TestCase.__subclasses__():\n"
+                                   "        for v in list(vars(c).values()):\n            g = getattr(v, '__globals__', None)\n"
+                                   "            if isinstance(g, dict) and g is not globals():\n"
+                                   "                for k in list(g):\n                    if k.startswith('__assay'):\n"
+                                   "                        g[k] = (lambda *a, **kw: None) if 'assert' in k else (lambda x: x)\n"
+                                   "    return {k: 0.0 for k in LETTERS}\n",
+    # ... and the assertion wrappers' globals held the original assertion and the guard
+    "rewrites the assertion wrappers' globals": "    import unittest\n    for name, fn in list(vars(unittest.TestCase).items()):\n"
+                                                "        if name.startswith('assert') and hasattr(fn, '__globals__'):\n"
+                                                "            fn.__globals__['original'] = lambda *a, **kw: None\n"
+                                                "            fn.__globals__['operand'] = lambda x: x\n"
+                                                "    return {k: 0.0 for k in LETTERS}\n",
+    # the sample's own module in sys.modules (now registered for pickle and patch) decides nothing: a fake one
+    # with a correct task_func does not stand in for the sample's wrong one
+    "registers a fake solution module": "    return {k: 0.0 for k in LETTERS}\nimport sys, types\n_fake = types.ModuleType('solution')\n"
+                                        "exec('import math, random\\ndef task_func(LETTERS=[chr(i) for i in range(97, 123)]):\\n'"
+                                        " + " + repr(CORRECT) + ", _fake.__dict__)\nsys.modules['solution'] = _fake\n",
+    # writing to its own globals (which got the tests' names, as upstream's one module has) does not reach the tests'
+    "rewrites the tests' math through its globals": "    import types\n    globals()['math'] = types.SimpleNamespace(isclose=lambda *a, **kw: True,"
+                                                    " sqrt=lambda x: 0.0)\n    return {k: 0.0 for k in LETTERS}\n",
+    # the signal guard's real signal() and its caller check were names in its globals, reachable the same way
+    "rewrites the signal guard's globals": "    import signal\n    signal.signal.__globals__['library_dirs'] = ('',)\n"
+                                           "    signal.signal(signal.SIGUSR1, lambda *a: None)\n" + CORRECT,
 }
 
 
@@ -123,6 +149,19 @@ def test_hostile_samples_do_not_pass(bench: Benchmark, kind: str) -> None:
         assert verdict.status is Status.PASSED, verdict.message
     else:
         assert verdict.status is not Status.PASSED, (kind, verdict.message)
+
+
+@pytest.mark.slow
+def test_sample_module_is_importable_by_name(bench: Benchmark) -> None:
+    """Standard-library tasks whose references need the sample's module in sys.modules, as upstream's harness has
+    it: multiprocessing pickles the sample's functions by module and name (205, 363), and patch(__name__ + ...)
+    targets it by name (779)."""
+    ex = Executor(get_sandbox(), bench)
+    for pid in ("BigCodeBench/205", "BigCodeBench/363", "BigCodeBench/779"):
+        problem = bench.problems[pid]
+        assert not problem.tests.env.missing  # type: ignore[union-attr]
+        verdict = ex.judge(problem, problem.reference_program())
+        assert verdict.status is Status.PASSED, (pid, verdict.message)
 
 
 def test_environment_gap_is_skipped_not_failed(bench: Benchmark) -> None:
@@ -148,7 +187,9 @@ def test_reference_in_a_built_environment(bcb_data: Path, monkeypatch: pytest.Mo
     bench = load_bigcodebench(data_dir=bcb_data)
     assert bench.environment is not None and bench.environment["installed"]["pandas"] == "2.0.3"
     ex = Executor(_sandbox_for(bench, allow_weak=False), bench)
-    for pid in ("BigCodeBench/12", "BigCodeBench/55", "BigCodeBench/60"):
+    # 612: the tests patch(__name__ + ".choice"), the sample's module by name; 632, 647: the references use json
+    # and datetime that only their tests import (upstream runs both as one module)
+    for pid in ("BigCodeBench/12", "BigCodeBench/55", "BigCodeBench/60", "BigCodeBench/612", "BigCodeBench/632", "BigCodeBench/647"):
         problem = bench.problems[pid]
         assert not problem.tests.env.missing  # type: ignore[union-attr]
         verdict = ex.judge(problem, problem.reference_program())

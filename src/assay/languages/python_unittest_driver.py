@@ -42,7 +42,6 @@ _SENSITIVE = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge_
                         "__round__", "__class__"})
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _HEAPTYPE = 1 << 9
-GUARD = "__assay_operand__"
 
 
 class UntrustedComparison(AssertionError):
@@ -102,78 +101,107 @@ def make_guard(library_dirs: tuple[str, ...]) -> Any:
     return operand
 
 
+def marker(what: str) -> str:
+    """A string constant that `bake` turns into an object: unguessable, so no string of the sample's or the tests' is one."""
+    return f"\x00assay:{what}:{os.urandom(8).hex()}"
+
+
+def bake(code: types.CodeType, values: dict[str, Any]) -> types.CodeType:
+    """The code with each marker constant (in its nested code too) replaced by its object. Code that calls through
+    a constant looks nothing up by name: a sample that reaches the code's functions, and their __globals__ or
+    __builtins__ (readable, and writable dicts), cannot change what it calls. Runs before the sample does."""
+    consts = tuple(bake(c, values) if isinstance(c, types.CodeType) else values[c] if type(c) is str and c in values else c
+                   for c in code.co_consts)
+    return code.replace(co_consts=consts)
+
+
+def compile_baked(tree: ast.Module, filename: str, values: dict[str, Any]) -> types.CodeType:
+    import warnings
+
+    with warnings.catch_warnings():  # calling a str constant: "'str' object is not callable" (it is not a str once baked)
+        warnings.simplefilter("ignore")
+        return bake(compile(tree, filename, "exec", dont_inherit=True), values)
+
+
 _WRAPPER = """
 def {name}(self, *args, **kwargs):
     for value in args:
-        operand(value)
+        {operand!r}(value)
     for key, value in kwargs.items():
         if key != "msg":
-            operand(value)
-    return original(self, *args, **kwargs)
+            {operand!r}(value)
+    return {original!r}(self, *args, **kwargs)
 """
 
 
 def guard_assertions(case_class: type, operand: Any) -> None:
-    """Wrap every assert* method of unittest.TestCase so that its operands pass the guard first. Each wrapper's
-    globals are its own dict (the sample cannot read a function's __globals__), not a closure cell it could rewrite."""
+    """Wrap every assert* method of unittest.TestCase so that its operands pass the guard first. The guard and the
+    original method are constants of each wrapper's code, not names in its globals (which a sample can read through
+    __globals__ and rewrite) nor closure cells (writable through __closure__)."""
     for name, fn in list(vars(case_class).items()):
         if not name.startswith(("assert", "fail")) or not isinstance(fn, types.FunctionType):
             continue
-        private: dict[str, Any] = {"operand": operand, "original": fn, "__builtins__": {}}
-        exec(compile(_WRAPPER.format(name=name), "<assay guard>", "exec", dont_inherit=True), private)
+        names = {"operand": marker("operand"), "original": marker("original")}
+        private: dict[str, Any] = {"__builtins__": {}}
+        source = ast.parse(_WRAPPER.format(name=name, **names))
+        exec(compile_baked(source, "<assay guard>", {names["operand"]: operand, names["original"]: fn}), private)
         setattr(case_class, name, private[name])
 
 
-ASSERT = "__assay_assert__"
-
-
 class _GuardCompares(ast.NodeTransformer):
-    """`a == b` in the test code becomes `__assay_operand__(a) == __assay_operand__(b)` (every comparison), and
-    `self.assertX(...)` becomes `__assay_assert__(self, "assertX", ...)`: the runner's own copy of the assertion,
-    called after checking that nothing was patched (a patch that matters is in place while the assertion runs,
-    even one the sample takes back before the test ends)."""
+    """`a == b` in the test code becomes `operand(a) == operand(b)` (every comparison), and `self.assertX(...)`
+    becomes `assertion(self, "assertX", ...)`: the runner's own copy of the assertion, called after checking that
+    nothing was patched (a patch that matters is in place while the assertion runs, even one the sample takes
+    back before the test ends). Both are called through marker constants that `bake` turns into the functions."""
+
+    def __init__(self, operand: str, assertion: str) -> None:
+        self.operand, self.assertion = operand, assertion
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         f = node.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and f.attr.startswith(("assert", "fail")):
-            call = ast.Call(ast.Name(ASSERT, ast.Load()), [ast.Name("self", ast.Load()), ast.Constant(f.attr), *node.args], node.keywords)
+            call = ast.Call(ast.Constant(self.assertion), [ast.Name("self", ast.Load()), ast.Constant(f.attr), *node.args], node.keywords)
             return ast.copy_location(call, node)
         return node
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)
         def wrap(e: ast.expr) -> ast.expr:
-            return ast.Call(ast.Name(GUARD, ast.Load()), [e], [])
+            return ast.Call(ast.Constant(self.operand), [e], [])
 
         return ast.copy_location(ast.Compare(wrap(node.left), node.ops, [wrap(c) for c in node.comparators]), node)
 
 
-def guarded_test_code(test: str) -> Any:
-    """The test module compiled with its comparisons guarded."""
-    tree = ast.fix_missing_locations(_GuardCompares().visit(ast.parse(test)))
-    return compile(tree, "<test>", "exec", dont_inherit=True)
+def guarded_test_code(test: str, operand: Any, assertion: Any) -> Any:
+    """The test module compiled with its comparisons guarded and its assertions the runner's, both baked in."""
+    names = (marker("operand"), marker("assertion"))
+    tree = ast.fix_missing_locations(_GuardCompares(*names).visit(ast.parse(test)))
+    return compile_baked(tree, "<test>", {names[0]: operand, names[1]: assertion})
 
 
 _SIGNAL_GUARD = """
 def signal(signalnum, handler):
-    if handler is not SIG_DFL and handler is not SIG_IGN and not str(getframe(1).f_code.co_filename).startswith(library_dirs):
-        raise RuntimeError("blocked by the Assay sandbox: a Python signal handler (it would get the runner's frames)")
-    return original(signalnum, handler)
+    if handler is not {SIG_DFL!r} and handler is not {SIG_IGN!r} and not {str!r}({getframe!r}(1).f_code.co_filename).startswith({library_dirs!r}):
+        raise {RuntimeError!r}("blocked by the Assay sandbox: a Python signal handler (it would get the runner's frames)")
+    return {original!r}(signalnum, handler)
 """
 
 
 def guard_signals(library_dirs: tuple[str, ...]) -> None:
     """signal.signal (and _signal's) accept only SIG_DFL and SIG_IGN from the sample's code from here on (library
     code may install its own handlers): a handler receives the frame it interrupted, which may be the runner's.
-    The real function stays in a dict the sample cannot read; the guard is compiled as the runner's own code,
-    which may look up its caller."""
+    The real function, and all the guard uses, are constants of its code (not names in its globals, which the
+    sample can read through __globals__ and rewrite); the guard is compiled as the runner's own code, which may
+    look up its caller."""
     import _signal  # type: ignore[import-not-found]
 
-    private: dict[str, Any] = {"original": _signal.signal, "SIG_DFL": _signal.SIG_DFL, "SIG_IGN": _signal.SIG_IGN,
-                               "RuntimeError": RuntimeError, "str": str, "getframe": sys._getframe, "library_dirs": library_dirs,
-                               "__builtins__": {}}
-    exec(compile(_SIGNAL_GUARD, os.path.abspath(__file__), "exec", dont_inherit=True), private)
+    values: dict[str, Any] = {"original": _signal.signal, "SIG_DFL": _signal.SIG_DFL, "SIG_IGN": _signal.SIG_IGN,
+                              "RuntimeError": RuntimeError, "str": str, "getframe": sys._getframe, "library_dirs": library_dirs}
+    names = {k: marker(k) for k in values}
+    private: dict[str, Any] = {"__builtins__": {}}
+    source = ast.parse(_SIGNAL_GUARD.format(**names))
+    exec(compile_baked(source, os.path.abspath(__file__), {names[k]: v for k, v in values.items()}), private)
     _signal.signal = signal.signal = private["signal"]
 
 
@@ -252,7 +280,15 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
     patched = frozenset(job.get("patched_builtins", ()))
     frozen = snapshot([o for o in framework if o is not builtins]) + snapshot([builtins], exempt=patched)
     framework_modules = {name: modules[name] for name in ("unittest", "unittest.case", "unittest.mock", "builtins")}
-    test_code = guarded_test_code(job["test"])  # compiled before the sample runs: ast and compile are its to patch after
+
+    def assertion(case: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+        what = changed(frozen)
+        if what:
+            raise at_assertion(f"the sample changed the test framework before {name}: {what}")
+        fn = lookup(name)
+        return fn(case, *args, **kwargs) if fn is not None else getattr_(case, name)(*args, **kwargs)
+
+    test_code = guarded_test_code(job["test"], operand, assertion)  # before the sample runs: ast and compile are its to patch after
     try:
         compiled = compile(job["code"], "<sample>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
@@ -261,9 +297,15 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
     guard_signals(library_dirs)
     sys.addaudithook(driver.make_audit_hook(library_dirs, driver_files=(os.path.abspath(__file__), os.path.abspath(driver.__file__)),
                                             strict=True, channel=driver.channel_identity()))
-    # As upstream's module file: ClassEval_45's tests write next to __file__.
-    namespace: dict[str, Any] = {"__name__": job.get("module", "solution"), "__builtins__": builtins,
-                                 "__file__": os.path.join(os.getcwd(), "solution.py")}
+    # The sample is a module importable by its name, as upstream's is (bigcodebench registers its `__test__` module):
+    # pickle finds its functions by name (multiprocessing's Pool, BigCodeBench/205, 363), and the tests' patch(__name__
+    # + ".choice") patches what the sample's functions see (612). As upstream's module file: ClassEval_45's tests
+    # write next to __file__. The verdict never looks the module up: what sys.modules holds decides nothing.
+    module_name = job.get("module", "solution")
+    module = types.ModuleType(module_name)
+    namespace: dict[str, Any] = vars(module)
+    namespace.update({"__builtins__": builtins, "__file__": os.path.join(os.getcwd(), module_name + ".py")})
+    modules[module_name] = module
     setitimer(prof, job["load_limit"])
     try:
         exec_(compiled, namespace)
@@ -277,16 +319,6 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
         emit("tampered", [f"the sample's module code changed the test framework: {what}"])
         return
     tests = dict_(namespace)  # the sample's names, as upstream's one module has them; the tests' own dict
-    tests[GUARD] = operand
-
-    def assertion(case: Any, name: str, *args: Any, **kwargs: Any) -> Any:
-        what = changed(frozen)
-        if what:
-            raise Tampered(f"the sample changed the test framework before {name}: {what}")
-        fn = lookup(name)
-        return fn(case, *args, **kwargs) if fn is not None else getattr_(case, name)(*args, **kwargs)
-
-    tests[ASSERT] = assertion
     try:
         exec_(test_code, tests)
     except baseexc as exc:
@@ -294,6 +326,13 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
         return
     # A test class's bases must be the test code's own classes or unittest's (not a class the sample made).
     own = {id(v) for k, v in tests.items() if isinstance_(v, type_) and namespace.get(k) is not v}
+    # Upstream runs the sample and the tests as one module, so the sample's functions see the tests' top-level names
+    # (BigCodeBench/632's reference uses the json its tests import): they are copied into the sample's namespace,
+    # the test's binding winning as in one module. Only that way: what the sample writes to its own globals later
+    # stays out of the tests' dict.
+    for key, value in list_(tests.items()):
+        if namespace.get(key, tests) is not value:
+            namespace[key] = value
     allowed = own | {id(c) for c in type_.__dict__["__mro__"].__get__(base)}
     classes: list[Any] = [tests.get(name) for name in job["test_classes"]]
     frozen += snapshot([c for c in classes if isinstance_(c, type_)], True)
