@@ -186,7 +186,7 @@ def _build_from_spec(task: Task, root: Path, store: RepoStore, cache_dir: Path) 
             reqs.write_text(requirements(task, store))
             _run(task, [*pip, "-r", str(reqs)], "installing the requirements")
         elif packages.strip():
-            _run(task, [*pip, *packages.split()], "installing the packages")
+            _run(task, [*pip, *shlex.split(packages)], "installing the packages")  # sklearn's are quoted
         if spec.get("pip_packages"):
             _run(task, [*pip, *map(str, spec["pip_packages"])], "installing pip_packages")
         checkout = store.checkout(task.repo_key, task.repo, task.base_commit, Path(tmp) / "testbed")
