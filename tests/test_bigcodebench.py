@@ -132,6 +132,19 @@ HOSTILE = {
     # writing to its own globals (which got the tests' names, as upstream's one module has) does not reach the tests'
     "rewrites the tests' math through its globals": "    import types\n    globals()['math'] = types.SimpleNamespace(isclose=lambda *a, **kw: True,"
                                                     " sqrt=lambda x: 0.0)\n    return {k: 0.0 for k in LETTERS}\n",
+    # a library function that calls what it is given (Mock's side_effect) hands sys._getframe's frame to the sample;
+    # its f_back chain leads to the runner's locals and the nonce, which forges every event
+    "a frame through a library callback": "    import os, sys\n    from unittest.mock import Mock\n    f = Mock(side_effect=sys._getframe)(0)\n"
+                                          "    nonce = None\n    while f is not None:\n        for v in list(f.f_locals.values()):\n"
+                                          "            for c in (getattr(v, '__closure__', None) or ()):\n"
+                                          "                x = c.cell_contents if c != None else None\n"
+                                          "                if isinstance(x, bytes) and len(x) == 32:\n                    nonce = x\n"
+                                          "        f = f.f_back\n    for t in ('test_default_letters', 'test_custom_letters', 'test_uniform_values',"
+                                          " 'test_empty_letters', 'test_known_values'):\n"
+                                          "        os.write(3, nonce + b' ' + ascii(['test', 'TestCases', t, 'ok', '', '0']).encode() + b'\\n')\n"
+                                          "    os.write(3, nonce + b\" ['final']\\n\")\n    os._exit(0)\n",
+    "a traceback's frame through pkgutil": "    import pkgutil, os\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n"
+                                           "        os.assay_tb = e.__traceback__\n    pkgutil.resolve_name('os:assay_tb.tb_frame')\n" + CORRECT,
     # the signal guard's real signal() and its caller check were names in its globals, reachable the same way
     "rewrites the signal guard's globals": "    import signal\n    signal.signal.__globals__['library_dirs'] = ('',)\n"
                                            "    signal.signal(signal.SIGUSR1, lambda *a: None)\n" + CORRECT,

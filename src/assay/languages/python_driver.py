@@ -123,16 +123,48 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
         finally:
             discard(me)
 
+    def library_asked(event: str, args: tuple[Any, ...]) -> bool:
+        """Whether library code asked for this frame itself, by name: the first frame outside the gadgets (inspect,
+        traceback: functions that hand frames back to their caller) is library code whose own code names what it
+        called (`_getframe`, the attribute, or the gadget function, in its names or its string constants). Not a
+        library function that calls whatever it is given: the sample's Mock(side_effect=sys._getframe)(0), or
+        pkgutil.resolve_name's getattr of a `tb_frame`, would hand the frame (and the driver's frames above it,
+        whose locals lead to the nonce) to the sample."""
+        me = get_ident()
+        add(me)
+        try:
+            wanted: Any = "_getframe" if event == "sys._getframe" else args[1] if len(args) > 1 else None
+            depth = 2  # 0: this, 1: the hook, 2: the audited call's caller
+            while True:
+                try:
+                    code = getframe(depth).f_code
+                except ValueError:
+                    return False
+                filename = str_(code.co_filename)
+                if filename in driver_files:
+                    return True
+                if not filename.startswith(library_dirs):
+                    return False
+                if not filename.endswith(gadgets):
+                    return isinstance_(wanted, str_) and (wanted in code.co_names or wanted in code.co_consts)
+                wanted = code.co_name  # through the gadget to whoever called it
+                depth += 1
+        finally:
+            discard(me)
+
     def audit(event: str, args: tuple[Any, ...]) -> None:
         if get_ident() in busy:
             return
         if event in ("sys._getframe", "object.__getattr__"):
-            # namedtuple, Enum, TypeVar, dataclasses, decimal, logging, numpy... look up their caller's
-            # module this way; the sample's own code, and library functions that hand frames back, may not.
-            filename = caller_file(2)
-            if filename in driver_files or (filename.startswith(library_dirs) and (
-                    not filename.endswith(gadgets) or (event == "object.__getattr__" and len(args) > 1 and args[1] not in frame_attributes))):
-                return  # a gadget may still read a __code__ (numpy 2.4's import does, through inspect), not a frame
+            # namedtuple, Enum, TypeVar, dataclasses, decimal, numpy... look up their caller's module this way,
+            # pyparsing's import through traceback.extract_stack, numpy 2.4's reads a __code__ through inspect;
+            # the sample's own code, and library functions that hand frames back to it, may not.
+            if event == "object.__getattr__" and not (len(args) > 1 and args[1] in frame_attributes):
+                filename = caller_file(2)  # a __code__, a frame's f_code: library code may read them
+                if filename in driver_files or filename.startswith(library_dirs):
+                    return
+            elif library_asked(event, args):
+                return
             raise error(f"blocked by the Assay sandbox: {event}")
         if strict and event == "import" and args and args[0] in ("signal", "_signal"):
             raise error(f"blocked by the Assay sandbox: importing {args[0]} again")
