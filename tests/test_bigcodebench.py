@@ -145,6 +145,13 @@ HOSTILE = {
                                           "    os.write(3, nonce + b\" ['final']\\n\")\n    os._exit(0)\n",
     "a traceback's frame through pkgutil": "    import pkgutil, os\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n"
                                            "        os.assay_tb = e.__traceback__\n    pkgutil.resolve_name('os:assay_tb.tb_frame')\n" + CORRECT,
+    # code compiled under a library dir's name that is not Python source (allowed now: jinja2 compiles branca's .js
+    # templates so) is not library code: its class's __eq__ is still the sample's, refused by the guard
+    "a class compiled under a library template's name": "    import os\n    src = ('class Any:\\n    __hash__ = object.__hash__\\n'\n"
+        "           + ''.join(f'    def __{op}__(self, other): return True\\n' for op in ('eq', 'ge', 'le', 'gt', 'lt'))\n"
+        "           + '    def __float__(self): return 0.0\\n')\n    ns = {}\n"
+        "    exec(compile(src, os.path.join(os.path.dirname(os.__file__), 'template.js'), 'exec'), ns)\n"
+        "    return {k: ns['Any']() for k in LETTERS}\n",
     # the signal guard's real signal() and its caller check were names in its globals, reachable the same way
     "rewrites the signal guard's globals": "    import signal\n    signal.signal.__globals__['library_dirs'] = ('',)\n"
                                            "    signal.signal(signal.SIGUSR1, lambda *a: None)\n" + CORRECT,
@@ -181,6 +188,28 @@ def test_environment_gap_is_skipped_not_failed(bench: Benchmark) -> None:
     problem = bench.problems["BigCodeBench/3"]
     verdict = Executor(get_sandbox(), bench).judge(problem, problem.reference_program())
     assert verdict.status is Status.SKIPPED and "environment gap" in verdict.message and "numpy" in verdict.message
+
+
+@pytest.mark.slow
+def test_references_in_the_full_environment(bcb_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the full environment built (`assay env build bigcodebench`; skipped where it is not), references that
+    failed on Assay's rules pass: seaborn/matplotlib (pyparsing's import asks traceback for frames, 9), sklearn
+    (pybind11 adds a name to builtins, 29), folium (jinja2 compiles branca's .js templates, 185), pyfakefs (its
+    TestCaseMixin in the tests' MRO and its fake open in builtins, 719)."""
+    found = envs.find_env(Path.home() / ".cache" / "assay")
+    needed = {"seaborn", "sklearn", "folium", "pyfakefs"}
+    if found is None or not needed <= found.modules():
+        pytest.skip("needs the full BigCodeBench environment (`assay env build bigcodebench`, ~3 GB from PyPI)")
+    from assay.cli.common import _sandbox_for
+
+    monkeypatch.setenv(envs.ENV_VAR, str(found.path))
+    bench = load_bigcodebench(data_dir=bcb_data)
+    ex = Executor(_sandbox_for(bench, allow_weak=False), bench)
+    for pid in ("BigCodeBench/9", "BigCodeBench/29", "BigCodeBench/185", "BigCodeBench/719"):
+        problem = bench.problems[pid]
+        assert not problem.tests.env.missing, pid  # type: ignore[union-attr]
+        verdict = ex.judge(problem, problem.reference_program())
+        assert verdict.status is Status.PASSED, (pid, verdict.message)
 
 
 @pytest.mark.slow

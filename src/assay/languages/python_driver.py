@@ -89,6 +89,13 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
     `channel`: no path may be opened that is the result channel (/proc/self/fd/3 opens the pipe's read end, where
     the sample could read the nonce as the driver writes it)."""
     getframe, get_ident, isinstance_, str_, error = sys._getframe, threading.get_ident, isinstance, str, RuntimeError
+    startswith, endswith = str.startswith, str.endswith
+
+    def library(filename: str) -> bool:
+        """Library code: Python source under the library dirs (code compiled from a template there, jinja2's from
+        branca's .js files, is not; so compiling under such a name is allowed, and under a .py name is not)."""
+        return startswith(filename, library_dirs) and endswith(filename, ".py")
+
     blocked, gadgets, code_events = _BLOCKED_EVENTS, _FRAME_GADGETS, _CODE_EVENTS
     frame_attributes = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
     stat, bytes_ = os.stat, bytes
@@ -117,7 +124,7 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
                     return False
                 if filename.startswith("<frozen importlib"):
                     return True
-                if not filename.startswith(library_dirs) or filename in driver_files:
+                if not library(filename) or filename in driver_files:
                     return False
                 depth += 1
         finally:
@@ -143,7 +150,7 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
                 filename = str_(code.co_filename)
                 if filename in driver_files:
                     return True
-                if not filename.startswith(library_dirs):
+                if not library(filename):
                     return False
                 if not filename.endswith(gadgets):
                     return isinstance_(wanted, str_) and (wanted in code.co_names or wanted in code.co_consts)
@@ -161,7 +168,7 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
             # the sample's own code, and library functions that hand frames back to it, may not.
             if event == "object.__getattr__" and not (len(args) > 1 and args[1] in frame_attributes):
                 filename = caller_file(2)  # a __code__, a frame's f_code: library code may read them
-                if filename in driver_files or filename.startswith(library_dirs):
+                if filename in driver_files or library(filename):
                     return
             elif library_asked(event, args):
                 return
@@ -170,21 +177,21 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
             raise error(f"blocked by the Assay sandbox: importing {args[0]} again")
         if strict and event in ("object.__setattr__", "object.__delattr__"):
             filename = caller_file(2)
-            if filename.startswith(library_dirs) or filename.startswith("<frozen ") or filename in driver_files:
+            if library(filename) or filename.startswith("<frozen ") or filename in driver_files:
                 return  # library code, and extension modules as they are imported (pybind11 aborts the process on a refusal)
             raise error(f"blocked by the Assay sandbox: {event} {args[1]!r}" if len(args) > 1 else f"blocked by the Assay sandbox: {event}")
         if event in code_events:
             name: Any = args[1] if event == "compile" and len(args) > 1 else None
-            if event == "compile" and not (isinstance_(name, str_) and (name.startswith(library_dirs) or name in driver_files)):
+            if event == "compile" and not (isinstance_(name, str_) and (library(name) or name in driver_files)):
                 return
             if caller_file(2).startswith("<frozen importlib") and name not in driver_files:
                 return
             raise error(f"blocked by the Assay sandbox: {event} of library code outside the import system")
         if event == "code.__new__" and len(args) > 1 and isinstance_(args[1], str_) and not (
-                args[1].startswith(library_dirs) or args[1] in driver_files) and caller_file(2).startswith(library_dirs):
+                library(args[1]) or args[1] in driver_files) and library(caller_file(2)):
             return  # library code making code objects (gensim's import does), under a name that is not a library file's
-        if (event.startswith("ctypes.") or event == "code.__new__") and imported_by_library():
-            return  # a library's own import (numpy 1.x imports ctypes; bigcodebench's pinned libraries)
+        if (event.startswith("ctypes.") or event in ("code.__new__", "function.__new__")) and imported_by_library():
+            return  # a library's own import (numpy 1.x imports ctypes; pyquery's makes its camelCase aliases' functions)
         if event in blocked or event.startswith("ctypes."):
             raise error(f"blocked by the Assay sandbox: {event}")
         if channel is not None and event == "open" and args and isinstance_(args[0], (str_, bytes_)):

@@ -52,9 +52,11 @@ def unittest_methods(test_code: str) -> dict[str, list[str]]:
 
 
 def patched_builtins(test_code: str) -> list[str]:
-    """Names of builtins the test code itself patches (`patch("builtins.open", ...)`, `patch.object(builtins, "open")`)."""
+    """Names of builtins the test code itself patches (`patch("builtins.open", ...)`, `patch.object(builtins, "open")`,
+    and pyfakefs' `setUpPyfakefs()`, which puts its fake `open` in builtins: BigCodeBench/719)."""
     found = re.findall(r"""patch(?:\.object)?\(\s*(?:['"]builtins\.(\w+)['"]|builtins\s*,\s*['"](\w+)['"])""", test_code)
-    return sorted({a or b for a, b in found})
+    names = {a or b for a, b in found} | ({"open"} if "setUpPyfakefs" in test_code else set())
+    return sorted(names)
 
 
 @dataclass

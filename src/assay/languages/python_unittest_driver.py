@@ -48,6 +48,17 @@ class UntrustedComparison(AssertionError):
     """An assertion or a comparison in the tests met an operand whose equality the sample defined."""
 
 
+def make_is_library(library_dirs: tuple[str, ...]) -> Any:
+    """is_library(filename): Python source under the library dirs, as the audit hook decides it (not code compiled
+    from a template there)."""
+    startswith, endswith = str.startswith, str.endswith
+
+    def is_library(filename: str) -> bool:
+        return startswith(filename, library_dirs) and endswith(filename, ".py")
+
+    return is_library
+
+
 def make_guard(library_dirs: tuple[str, ...]) -> Any:
     """The operand guard: returns its argument, or raises if the sample could have forged how it compares."""
     mro_of = type.__dict__["__mro__"].__get__
@@ -56,6 +67,7 @@ def make_guard(library_dirs: tuple[str, ...]) -> Any:
     code_of = types.FunctionType.__dict__["__code__"].__get__
     function, wrapper, method = types.FunctionType, types.WrapperDescriptorType, types.MethodDescriptorType
     type_, id_, len_, isinstance_, str_ = type, id, len, isinstance, str
+    library = make_is_library(library_dirs)
     sensitive, containers, heap, error = _SENSITIVE, _CONTAINERS, _HEAPTYPE, UntrustedComparison
     list_iter, dict_items, set_iter = list.__iter__, dict.items, set.__iter__
     tuple_iter, frozenset_iter = tuple.__iter__, frozenset.__iter__
@@ -72,7 +84,7 @@ def make_guard(library_dirs: tuple[str, ...]) -> Any:
                 kind = type_(value)
                 if value is None or ((kind is wrapper or kind is method) and value.__name__ == name):
                     continue
-                if kind is function and str_(code_of(value).co_filename).startswith(library_dirs):
+                if kind is function and library(str_(code_of(value).co_filename)):
                     continue
                 return False
         return True
@@ -182,7 +194,8 @@ def guarded_test_code(test: str, operand: Any, assertion: Any) -> Any:
 
 _SIGNAL_GUARD = """
 def signal(signalnum, handler):
-    if handler is not {SIG_DFL!r} and handler is not {SIG_IGN!r} and not {str!r}({getframe!r}(1).f_code.co_filename).startswith({library_dirs!r}):
+    caller = {str!r}({getframe!r}(1).f_code.co_filename)
+    if handler is not {SIG_DFL!r} and handler is not {SIG_IGN!r} and not (caller.startswith({library_dirs!r}) and caller.endswith(".py")):
         raise {RuntimeError!r}("blocked by the Assay sandbox: a Python signal handler (it would get the runner's frames)")
     return {original!r}(signalnum, handler)
 """
@@ -203,6 +216,46 @@ def guard_signals(library_dirs: tuple[str, ...]) -> None:
     source = ast.parse(_SIGNAL_GUARD.format(**names))
     exec(compile_baked(source, os.path.abspath(__file__), {names[k]: v for k, v in values.items()}), private)
     _signal.signal = signal.signal = private["signal"]
+
+
+_PLAIN = (str, int, float, bool, type(None), tuple, list, dict, set, frozenset, types.GetSetDescriptorType, types.MemberDescriptorType)
+_HOOKS = frozenset({"__getattribute__", "__getattr__", "__setattr__", "__delattr__", "__new__", "__init_subclass__", "__class__"})
+
+
+def make_library_class(library_dirs: tuple[str, ...]) -> Any:
+    """library_class(cls): whether a class in a test class's MRO is plain library code (pyfakefs' TestCaseMixin, under
+    BigCodeBench/719's tests): each function it holds (plain, class or static method, property) is compiled from a
+    library file, its other values are plain data, and it brings none of the hooks that decide attribute look-up
+    or the guarded comparisons. Made before the sample runs, from references bound then."""
+    vars_, type_, str_, isinstance_ = vars, type, str, isinstance
+    library = make_is_library(library_dirs)
+    code_of = types.FunctionType.__dict__["__code__"].__get__
+    function, wrappers, prop, plain = types.FunctionType, (classmethod, staticmethod), property, _PLAIN
+    hooks = _HOOKS | _SENSITIVE
+    func_of = {classmethod: classmethod.__dict__["__func__"].__get__, staticmethod: staticmethod.__dict__["__func__"].__get__}
+    fget, fset, fdel = (property.__dict__[k].__get__ for k in ("fget", "fset", "fdel"))
+
+    def library_function(value: Any) -> bool:
+        return value is None or (type_(value) is function and library(str_(code_of(value).co_filename)))
+
+    def library_class(cls: type) -> bool:
+        for key, value in vars_(cls).items():
+            kind = type_(value)
+            if key in hooks:
+                return False
+            if kind is function:
+                ok = library_function(value)
+            elif kind in wrappers:
+                ok = library_function(func_of[kind](value))
+            elif kind is prop:
+                ok = library_function(fget(value)) and library_function(fset(value)) and library_function(fdel(value))
+            else:
+                ok = isinstance_(value, plain)
+            if not ok:
+                return False
+        return True
+
+    return library_class
 
 
 def make_tamper_check() -> tuple[Any, Any]:
@@ -280,6 +333,7 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
     assertions = {k: v for k, v in vars(base).items() if k.startswith(("assert", "fail")) and isinstance(v, types.FunctionType)}
     lookup = assertions.get
     snapshot, changed = make_tamper_check()
+    library_class = make_library_class(library_dirs)
     framework = [base, unittest.TestResult, unittest.TestSuite, unittest.TestLoader, builtins, unittest, unittest.case,
                  unittest.mock.Mock, unittest.mock.MagicMock, unittest.mock.NonCallableMock]
     # builtins the test code itself patches (bigcodebench's @patch("builtins.open")) may differ while a test runs
@@ -346,9 +400,11 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
         if not (isinstance_(cls, type_) and issubclass_(cls, base)):
             emit("test", [name, "", "error", f"no unittest.TestCase named {name!r} in the tests"])
             continue
-        if any(id(c) not in allowed for c in type_.__dict__["__mro__"].__get__(cls)):
+        others = [c for c in type_.__dict__["__mro__"].__get__(cls) if id(c) not in allowed]
+        if not all(library_class(c) for c in others):
             emit("tampered", [f"{name} derives from a class the sample made"])
             return
+        frozen += snapshot(others, True)
         if not job["tests"].get(name):
             emit("test", [name, "", "empty", "no tests"])  # as unittest: no tests, no class fixtures (ClassEval_69's base class)
             continue
