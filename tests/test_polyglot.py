@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from typer.testing import CliRunner
@@ -30,7 +31,7 @@ from tests.fakes.model_servers import FakeOpenAIServer
 runner = CliRunner()
 COUNTS = {"cpp": 26, "go": 39, "java": 47, "javascript": 49, "python": 34, "rust": 30}
 # One small exercise a language: its reference and the hostile samples run on it.
-EXERCISE = {"cpp": "all-your-base", "go": "bowling", "java": "bowling", "python": "affine-cipher", "rust": "bowling"}
+EXERCISE = {"cpp": "all-your-base", "go": "bowling", "java": "bowling", "javascript": "affine-cipher", "python": "affine-cipher", "rust": "bowling"}
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +159,6 @@ def test_prompt_is_aiders_instructions_addendum_and_stubs(benches: dict[str, Ben
 def test_needs_tags_and_a_local_checkout_loads_as_local(benches: dict[str, Benchmark], polyglot_dir: Path) -> None:
     assert "needs:go-1.21" in benches["go"].problems["dnd-character"].tags
     assert "needs:crate-rand" in benches["rust"].problems["simple-cipher"].tags
-    assert all("needs:jest" in p.tags for p in benches["javascript"].problems.values())
     checkout = load_benchmark("polyglot/python", path=polyglot_dir / "polyglot" / "python")
     assert len(checkout.problems) == 34
     with pytest.raises(Exception, match="no python/exercises/practice"):
@@ -207,6 +207,12 @@ def _hostile(lang: str, problem: Problem, kind: str) -> str:
         xml = f"<testsuite tests=\\\"{len(names)}\\\">" + "".join(f"<testcase name=\\\"{n}()\\\"/>" for n in names) + "</testsuite>"
         say = f'System.out.println("{xml}"); System.out.println("[  {len(names)} tests successful ]");' if kind == "forge" else ""
         files["src/main/java/BowlingGame.java"] = files["src/main/java/BowlingGame.java"].replace("class BowlingGame {", f"class BowlingGame {{\nstatic {{ {say} System.exit(0); }}\n", 1)
+    elif lang == "javascript":
+        nonce = "ASSAY-DONE-" + "0" * 32  # the runner's record format, with a guessed nonce
+        records = "".join(f"{nonce} pass {quote(n)} {quote(n)}\n" for n in names) + f"{nonce} end {len(names)}\n"
+        shown = "".join(f"  ✓ {n}\n" for n in names) + f"Tests:       {len(names)} passed, {len(names)} total\n"
+        say = f"console.log({json.dumps(shown)}); (await import('node:fs')).writeSync(3, {json.dumps(records)});" if kind == "forge" else ""
+        files["affine-cipher.js"] += f"\n{say}\nprocess.exit(0);\n"
     elif lang == "cpp":
         xml = "<testsuites><testsuite>" + "".join(f"<testcase name=\\\"{n}\\\"/>" for n in names) + "</testsuite></testsuites>"
         say = f'std::puts("{xml}"); std::puts("All tests passed");' if kind == "forge" else ""
@@ -220,10 +226,11 @@ def _test_edit(lang: str, problem: Problem) -> str:
     spec = spec_of(problem)
     files = {s: spec["files"][s] for s in spec["solution"]}
     trivial = {"python": "def test_x():\n    pass\n", "go": "package bowling\n\nimport \"testing\"\n\nfunc TestRoll(t *testing.T) {}\nfunc TestScore(t *testing.T) {}\n",
-               "rust": "#[test]\nfn t() {}\n", "java": "public class BowlingGameTest {}\n", "cpp": "int x;\n"}[lang]
+               "rust": "#[test]\nfn t() {}\n", "java": "public class BowlingGameTest {}\n", "cpp": "int x;\n", "javascript": "test('x', () => {});\n"}[lang]
     for test in spec["test"]:
         files[test] = trivial
-    extra = {"python": "conftest.py", "go": "zz_test.go", "rust": "build.rs", "java": "src/test/java/Extra.java", "cpp": "test/tests-main.cpp"}[lang]
+    extra = {"python": "conftest.py", "go": "zz_test.go", "rust": "build.rs", "java": "src/test/java/Extra.java", "cpp": "test/tests-main.cpp",
+             "javascript": ".assay/jest_runner.mjs"}[lang]
     files[extra] = trivial
     if lang == "rust":  # a manifest whose [[test]] runs the sample's own file without libtest
         files["Cargo.toml"] = spec["files"]["Cargo.toml"] + '\n[[test]]\nname = "bowling"\npath = "src/lib.rs"\nharness = false\n'
@@ -243,10 +250,56 @@ def test_hostile_samples_do_not_pass(lang: str, benches: dict[str, Benchmark], s
     assert malformed.status is Status.FAILED and malformed.message.startswith("malformed edit:")
 
 
-def test_javascript_is_an_environment_gap_said_in_one_line(benches: dict[str, Benchmark], sandbox) -> None:  # type: ignore[no-untyped-def]
+# Hostile JavaScript samples against the runner itself (tests/test_polyglot.py's generic ones exit early and print records):
+# each is a wrong solution (the stub's functions, or a wrong answer) that attacks what decides the verdict.
+_JS_WRONG = "export const encode = () => 'x';\nexport const decode = () => 'x';\n"
+_JS_ATTACKS = {
+    "exit in a test": "export const encode = () => { process.exit(0); };\nexport const decode = encode;\n",
+    "replace expect and test": _JS_WRONG + """
+const fake = () => new Proxy({}, { get: () => () => {} });
+for (const name of ['expect', 'test', 'it', 'describe']) {
+  try { globalThis[name] = fake; } catch {}
+  try { Object.defineProperty(globalThis, name, { value: fake }); } catch {}
+}
+Object.prototype.toBe = () => {};
+Object.prototype.toEqual = () => {};
+""",
+    "patch the runner's intrinsics": _JS_WRONG + """
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+const write = fs.writeSync;
+fs.writeSync = (fd, text, ...rest) => write(fd, fd === 3 ? String(text).replaceAll(' fail ', ' pass ') : text, ...rest);
+syncBuiltinESMExports();
+Object.defineProperty(Error, Symbol.hasInstance, { value: () => true });
+const then = Promise.prototype.then;
+Promise.prototype.then = function (ok) { return then.call(this, ok, ok); };
+Array.prototype.push = function () { return this.length; };
+process.reallyExit = () => {};
+process.exit = () => {};
+""",
+}
+
+
+def test_javascript_runner_hostile_samples(benches: dict[str, Benchmark], sandbox) -> None:  # type: ignore[no-untyped-def]
     problem = benches["javascript"].problems["affine-cipher"]
-    verdict = judge(problem, problem.reference, sandbox)
-    assert verdict.status is Status.SKIPPED and "jest" in verdict.message
+    for kind, code in _JS_ATTACKS.items():
+        verdict = judge(problem, render_files({"affine-cipher.js": code}, "javascript"), sandbox)
+        assert verdict.status is not Status.PASSED, (kind, verdict.message, verdict.stdout)
+    # the same patches on an async exercise, whose tests wait on promises (`.resolves`, `.rejects`)
+    promises = benches["javascript"].problems["promises"]
+    wrong = "".join(f"export const {f} = () => Promise.resolve(1);\n" for f in ("promisify", "all", "allSettled", "race", "any"))
+    patched = wrong + _JS_ATTACKS["patch the runner's intrinsics"].removeprefix(_JS_WRONG)
+    verdict = judge(promises, render_files({"promises.js": patched}, "javascript"), sandbox)
+    assert verdict.status is Status.FAILED and "tests failed" in verdict.message, (verdict.message, verdict.stdout)
+
+
+def test_javascript_titles_and_upstreams_xtest(benches: dict[str, Benchmark]) -> None:
+    from assay.judging.polyglot import js_tests
+
+    spec = "describe('a', () => {\n  test('one', () => {});\n  xtest(\"it\\'s two\", () => {});\n  xit('three', () => {});\n  test.skip(`four`, () => {});\n});\n"
+    assert js_tests(spec) == (["one", "it's two"], ["three", "four"])
+    problem = benches["javascript"].problems["grep"]  # 23 of its 25 tests are xit: upstream's sed leaves them skipped
+    assert len(expected_tests("javascript", spec_of(problem)["files"], spec_of(problem)["test"])) == 2
 
 
 def test_references_through_the_cli(polyglot_dir: Path, tmp_path: Path) -> None:

@@ -199,7 +199,7 @@ def exercise_problem(exercise: Path, lang: str, edit_format: str = "whole") -> P
         entry_point="",
         reference=render_files(reference, lang),
         tests=ProgramTests(code=json.dumps(spec, sort_keys=True), runner=Runner.POLYGLOT),
-        tags=(f"edit-format:{edit_format}", *NEEDS.get(f"{lang}/{exercise.name}", ()), *(("needs:jest",) if lang == "javascript" else ())),
+        tags=(f"edit-format:{edit_format}", *NEEDS.get(f"{lang}/{exercise.name}", ())),
         reference_is_program=True,
         prompt_is_instruction=True,
         system=SYSTEM[edit_format],

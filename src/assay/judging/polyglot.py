@@ -12,7 +12,8 @@ A pass needs the test phase's exit status 0 *and* a report (on the result channe
 every test the pristine test files declare as passed, with no failure. The report comes from the test
 framework in the sample's process (pytest's JUnit XML, go test2json, libtest's lines, the JUnit console
 launcher's XML, Catch2's JUnit reporter): a sample written against this harness can write a forged one
-and exit 0 (docs/verdicts.md, polyglot).
+and exit 0 (docs/verdicts.md, polyglot). JavaScript's come from Assay's jest-compatible runner
+(assay/languages/jest_runner.mjs), each record led by a nonce it read on stdin before the sample loaded.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 from assay.languages.base import Language, PhaseLimits, ToolchainMissing, _path_for, build_failure, run_failure
 from assay.languages.native_tests import GO_TESTMAIN_HEAD
@@ -39,7 +41,11 @@ CATCH_HEADER = "/usr/include/catch2/catch.hpp"  # Debian's catch2
 # JUnit's console launcher, then what the tests compile against: AssertJ (Debian's 3.14; upstream's build.gradle pins 3.25.1).
 # Debian's org.json is Android's rewrite, whose checked JSONException the rest-api reference does not compile against.
 JAVA_JARS = ("/usr/share/java/junit-platform-console-standalone.jar", "/usr/share/java/assertj-core.jar")
-JS_GAP = "jest is not installable from Debian 12 here (node-jest-worker needs node-types-node, absent) and npm is offline"
+# JavaScript: jest is not installable from Debian 12 beside this node (node-jest-worker needs node-types-node) and npm is
+# offline, so the specs run under Assay's jest-compatible runner (assay/languages/jest_runner.mjs).
+JEST_RUNNER = Path(__file__).resolve().parent.parent / "languages" / "jest_runner.mjs"
+JEST_HOOKS = JEST_RUNNER.with_name("jest_hooks.mjs")
+_JS_TEST = re.compile(r"(?<![\w.$])(x?test|x?it|test\.skip|it\.skip)\s*\(\s*('(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`[^`$\\]*`)", re.S)
 
 
 # ------------------------------------------------------------------ edits
@@ -194,7 +200,8 @@ class Plan:
     expected: list[str]
     report: str  # "junit", "go-marker", "libtest-log"
     memory_limited: bool = True
-    marker: str = ""  # go-marker: the line the harness writes last, after every test returned
+    marker: str = ""  # go-marker: the line the harness writes last, after every test returned; nonce-records: the nonce
+    stdin: bytes = b""  # what the test phase reads on stdin (JavaScript: the nonce, read before the sample's code loads)
     skippable: tuple[str, ...] = ()  # tests the pristine sources disable: reported skipped, neither passed nor failed
 
 
@@ -250,6 +257,8 @@ def expected_tests(lang: str, files: dict[str, str], test_paths: list[str]) -> l
             names += rust_tests(text)
         elif lang == "java":
             names += re.findall(r"@(?:Test|ParameterizedTest)\b[^;{]*?(?:public\s+)?void\s+(\w+)\s*\(", text, re.S)
+        elif lang == "javascript":
+            names += js_tests(text)[0]
         elif lang == "cpp":  # the benchmark blocks are built only with EXERCISM_INCLUDE_BENCHMARK
             text = re.sub(r"^#if defined\(EXERCISM_INCLUDE_BENCHMARK\).*?^#endif", "", text, flags=re.M | re.S)
             names += re.findall(r'^\s*TEST_CASE\s*\(\s*"((?:\\.|[^"\\])*)"', text, re.M)
@@ -258,6 +267,37 @@ def expected_tests(lang: str, files: dict[str, str], test_paths: list[str]) -> l
             if path.endswith("_test.go") and "/" not in path and not _go_excluded(text):
                 names += re.findall(r"^func\s+(Test\w+)\s*\(\s*\w+\s+\*testing\.T\s*\)", text, re.M)
     return names
+
+
+def _js_string(literal: str) -> str:
+    """A JavaScript string literal's value (the escapes test titles use)."""
+    body = literal[1:-1]
+    if literal[0] == "`":
+        return body
+    simple = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+
+    def unescape(m: re.Match[str]) -> str:
+        esc = m.group(1)
+        if esc[0] in "ux" and len(esc) > 1:
+            return chr(int(esc[1:].strip("{}"), 16))
+        return simple.get(esc, "" if esc == "\n" else esc)
+
+    return re.sub(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", unescape, body, flags=re.S)
+
+
+def js_tests(text: str) -> tuple[list[str], list[str]]:
+    """(the titles of the tests a spec declares, those it skips) after upstream's `xtest(` -> `test(`: `test`/`it` run,
+    `xit`, `test.skip` and `it.skip` are skipped (upstream's sed leaves them, so jest skips them there too)."""
+    run: list[str] = []
+    skipped: list[str] = []
+    for kind, literal in _JS_TEST.findall(js_unskip(text)):
+        (run if kind in ("test", "it") else skipped).append(_js_string(literal))
+    return run, skipped
+
+
+def js_unskip(text: str) -> str:
+    """Upstream's benchmark/npm-test.sh: `sed 's/\\bxtest(/test(/g' *.spec.js`."""
+    return re.sub(r"\bxtest\(", "test(", text)
 
 
 _JAVA_DISABLED = re.compile(r"@Disabled\b(?:\([^)]*\))?[^;{]*?void\s+(\w+)\s*\(", re.S)
@@ -360,7 +400,17 @@ def plan(language: Language, spec: dict[str, object], written: dict[str, str], m
             sources += " test/tests-main.cpp"
         build = f"{{gpp}} -std=c++17 -g -Wall -Wextra -Wpedantic -Werror -DEXERCISM_RUN_ALL_TESTS -I. -o exercise {sources}"
         return Plan(raw, build, "ulimit -s 2048; ./exercise -r junit -o /tmp/report.xml; s=$?; cat /tmp/report.xml >&3; exit $s", expected, "junit")
-    raise ToolchainMissing(f"polyglot/{lang}: {JS_GAP}" if lang == "javascript" else f"polyglot: no runner for {lang}")
+    if lang == "javascript":
+        for path in test_paths:
+            if path.endswith(".js"):
+                raw[path] = js_unskip(files[path]).encode()
+        raw[".assay/jest_runner.mjs"] = JEST_RUNNER.read_bytes()
+        raw[".assay/jest_hooks.mjs"] = JEST_HOOKS.read_bytes()
+        specs = " ".join(p for p in test_paths if p.endswith(".js"))
+        # The nonce comes on stdin; the runner reads it before it loads a spec (and with it the sample).
+        test = f"{{node}} --disable-warning=MODULE_TYPELESS_PACKAGE_JSON .assay/jest_runner.mjs {specs}"
+        return Plan(raw, "", test, expected, "nonce-records", marker=marker, stdin=(marker + "\n").encode())
+    raise ToolchainMissing(f"polyglot: no runner for {lang}")
 
 
 def catch_main(language: Language, source: str) -> bytes | None:
@@ -408,6 +458,18 @@ def read_report(kind: str, channel: str, marker: str = "") -> tuple[dict[str, bo
                 return {}, "an unreadable test record"
             results[line[5:]] = True
         return results, ""
+    if kind == "nonce-records":  # jest_runner.mjs: "<nonce> pass|fail|skip <path> <title>" lines, then "<nonce> end <count>"
+        lines = channel.splitlines()
+        if not lines or lines[-1].split(" ")[:2] != [marker, "end"] or sum(line.startswith(marker + " end ") for line in lines) != 1:
+            return {}, "the tests did not run to their end (no completion record)"
+        for line in lines[:-1]:
+            parts = line.split(" ")
+            if len(parts) != 4 or parts[0] != marker or parts[1] not in ("pass", "fail", "skip"):
+                return {}, "an unreadable test record"
+            if parts[1] != "skip":  # a skipped test is neither passed nor failed (and the pristine spec's are known here)
+                name = unquote(parts[2])
+                results[name] = results.get(name, True) and parts[1] == "pass"
+        return results, ""
     if kind == "libtest-log":
         for line in channel.splitlines():
             word, _, name = line.partition(" ")
@@ -450,14 +512,16 @@ def judge_polyglot(language: Language, sandbox: Sandbox, problem: Problem, code:
     if spec["lang"] == "go":
         env.update(GOFLAGS="-mod=mod", GOPATH="/tmp/go", GOCACHE="/tmp/go-cache")
     mem = 4 * GiB if run.memory_limited else None
+    if spec["lang"] == "javascript":  # address space, not memory: V8 reserves ~150 MB a worker thread (50 of them in one test)
+        mem = 32 * GiB
     phases: list[Phase] = []
     if run.build:
         phases.append(Phase("build", ("/bin/sh", "-c", run.build.format(**tools)), TEST_TIMEOUT_S, TEST_TIMEOUT_S, memory_bytes=mem, output="stderr"))
     phases.append(Phase("run", ("/bin/sh", "-c", run.test.format(**tools)), TEST_TIMEOUT_S, TEST_TIMEOUT_S, memory_bytes=mem,
-                        channel=True, output="merged"))
+                        channel=True, stdin=bool(run.stdin), output="merged"))
     box = SandboxLimits(cpu_seconds=TEST_TIMEOUT_S, wall_seconds=2 * TEST_TIMEOUT_S + 30, memory_bytes=8 * GiB, processes=2048, file_size_bytes=512 * 1024**2,
                         disk_bytes=2 * GiB, output_bytes=256 * 1024)
-    result = sandbox.run_phases(phases, run.files, box, env=env)
+    result = sandbox.run_phases(phases, run.files, box, stdin=run.stdin, env=env)
     verdict = decide(result, run, PhaseLimits(build_cpu=TEST_TIMEOUT_S, build_wall=TEST_TIMEOUT_S, run_cpu=TEST_TIMEOUT_S,
                                               run_wall=TEST_TIMEOUT_S, output_bytes=box.output_bytes))
     if edit.ignored:
@@ -480,7 +544,8 @@ def decide(result: SandboxResult, run: Plan, limits: PhaseLimits) -> Verdict:
     results = {name: ok for name, ok in results.items() if name not in run.skippable}
     details = [TestDetail(name, Status.PASSED if ok else Status.FAILED) for name, ok in results.items()]
     # A declared name is reported as itself, a Catch2 section of it ("case/section"), or a libtest path ending in it ("mod::name").
-    reported = {*results, *(r.rsplit("::", 1)[-1] for r in results), *(r.split("/", 1)[0] for r in results)}
+    reported = {*results, *(r.rsplit("::", 1)[-1] for r in results), *(r.split("/", 1)[0] for r in results),
+                *(r.rsplit(" › ", 1)[-1] for r in results)}  # jest: "describe › test"
     missing = [name for name in run.expected if name not in reported]
     if not missing and sum(results.values()) < len(run.expected):  # names declared in several modules (xorcism): count them too
         missing = [f"{len(run.expected) - sum(results.values())} more tests"]
