@@ -314,32 +314,39 @@ def test_references_through_the_cli(polyglot_dir: Path, tmp_path: Path) -> None:
 # ------------------------------------------------------------------ aider's two tries, against a model server on loopback
 
 
-def test_two_tries_first_wrong_then_right_through_assay_run(polyglot_dir: Path, tmp_path: Path, benches: dict[str, Benchmark]) -> None:
-    bench = benches["python"]
-    ids = ["affine-cipher", "two-bucket", "wordy"]
-    replies: dict[str, list[str]] = {}
-    seen: list[list[dict[str, str]]] = []
+TRY_IDS = ["affine-cipher", "two-bucket", "wordy"]
+
+
+def _answers(bench: Benchmark, seen: list[list[dict[str, str]]]):  # type: ignore[no-untyped-def]
+    """The fake model of the try tests: wordy never right (a malformed diff, then a wrong file), two-bucket right at
+    once (a diff), affine-cipher wrong first (the stub) and right on its second try."""
 
     def answer(body: dict, i: int) -> str:  # type: ignore[type-arg]
         messages = body["messages"]
         seen.append(messages)
-        problem = next(bench.problems[t] for t in ids if bench.problems[t].prompt == messages[1]["content"])
+        problem = next(bench.problems[t] for t in TRY_IDS if bench.problems[t].prompt == messages[1]["content"])
         reference = _reference_files(problem)
         (name, right), = reference.items()
-        if problem.id == "wordy":  # never right: a diff whose SEARCH text is not in the file (malformed), then a wrong whole file
+        if problem.id == "wordy":
             return ("wordy.py\n```python\n<<<<<<< SEARCH\nno such line\n=======\nx\n>>>>>>> REPLACE\n```\n" if len(messages) == 2
                     else f"{name}\n```python\ndef answer(question):\n    return 0\n```\n")
-        if problem.id == "two-bucket":  # right at once, in the diff format
+        if problem.id == "two-bucket":
             stub = spec_of(problem)["files"][name]
             return f"{name}\n```python\n<<<<<<< SEARCH\n{stub}=======\n{right}>>>>>>> REPLACE\n```\n"
-        # affine-cipher: wrong first (the stub as it is), right on the second try
-        replies.setdefault(problem.id, []).append("")
         return f"{name}\n```python\n{spec_of(problem)['files'][name]}```\n" if len(messages) == 2 else f"{name}\n```python\n{right}```\n"
 
-    with FakeOpenAIServer(responder=answer) as server:
-        result = runner.invoke(cli.app, ["run", "polyglot/python", "--model", "openai/fake-model", "--base-url", server.url, "--data-dir",
-                                         str(polyglot_dir), "--task-ids", ",".join(ids), "--tries", "2", "--edit-format", "diff",
-                                         "--run-dir", str(tmp_path / "run"), "--json", str(tmp_path / "tries.json"), "--workers", "2"])
+    return answer
+
+
+def _tries_args(polyglot_dir: Path, url: str, run_dir: Path, out: Path) -> list[str]:
+    return ["run", "polyglot/python", "--model", "openai/fake-model", "--base-url", url, "--data-dir", str(polyglot_dir), "--task-ids",
+            ",".join(TRY_IDS), "--tries", "2", "--edit-format", "diff", "--run-dir", str(run_dir), "--json", str(out), "--workers", "2"]
+
+
+def test_two_tries_first_wrong_then_right_through_assay_run(polyglot_dir: Path, tmp_path: Path, benches: dict[str, Benchmark]) -> None:
+    seen: list[list[dict[str, str]]] = []
+    with FakeOpenAIServer(responder=_answers(benches["python"], seen)) as server:
+        result = runner.invoke(cli.app, _tries_args(polyglot_dir, server.url, tmp_path / "run", tmp_path / "tries.json"))
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "tries.json").read_text())
     assert data["pass_rate_1"] == pytest.approx(100 / 3, abs=0.01) and data["pass_rate_2"] == pytest.approx(200 / 3, abs=0.01)
@@ -353,6 +360,50 @@ def test_two_tries_first_wrong_then_right_through_assay_run(polyglot_dir: Path, 
     assert second[3]["content"].rstrip().endswith("Fix the code in affine_cipher.py to resolve the errors.")
     assert "AssertionError" in second[3]["content"] and "failed" in second[3]["content"]  # pytest's output went back
     assert "pass_rate_2 66.7%" in " ".join(result.output.split())
+
+
+@pytest.mark.slow
+def test_tries_resume_from_the_run_store_after_a_kill(polyglot_dir: Path, tmp_path: Path, benches: dict[str, Benchmark]) -> None:
+    """SIGKILL when the first second try is asked for; the same command again asks only for the tries not stored, and
+    scores as an uninterrupted run (the other test's numbers)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    bench = benches["python"]
+    first: list[list[dict[str, str]]] = []
+    proc: list[subprocess.Popen[bytes]] = []
+    answer = _answers(bench, first)
+
+    def kill_at_second_try(body: dict, i: int) -> str:  # type: ignore[type-arg]
+        if len(body["messages"]) > 2:
+            os.kill(proc[0].pid, signal.SIGKILL)
+        return answer(body, i)
+
+    run_dir = tmp_path / "run"
+    with FakeOpenAIServer(responder=kill_at_second_try) as server:
+        proc.append(subprocess.Popen([sys.executable, "-m", "assay.cli", *_tries_args(polyglot_dir, server.url, run_dir, tmp_path / "a.json")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        assert proc[0].wait(timeout=300) == -signal.SIGKILL
+    import sqlite3
+
+    with sqlite3.connect(run_dir / "run.sqlite") as db:
+        stored = {(t, i) for t, i in db.execute("SELECT task_id, idx FROM generations WHERE ok=1")}
+    assert stored and all(i == 0 for _, i in stored)  # killed after first tries were stored, before any second one was judged
+    again: list[list[dict[str, str]]] = []
+    with FakeOpenAIServer(responder=_answers(bench, again)) as server:
+        result = runner.invoke(cli.app, _tries_args(polyglot_dir, server.url, run_dir, tmp_path / "tries.json"))
+    assert result.exit_code == 0, result.output
+    asked = [(next(t for t in TRY_IDS if bench.problems[t].prompt == m[1]["content"]), len(m) // 2 - 1) for m in again]
+    assert not set(asked) & stored and len(asked) == 5 - len(stored)  # 5 tries in all: none stored is asked again
+    data = json.loads((tmp_path / "tries.json").read_text())
+    assert data["pass_rate_1"] == pytest.approx(100 / 3, abs=0.01) and data["pass_rate_2"] == pytest.approx(200 / 3, abs=0.01)
+    assert data["malformed_edits_pct"] == pytest.approx(100 / 5, abs=0.01)
+    rows = {r["task_id"]: r for r in map(json.loads, (run_dir / "tries.jsonl").read_text().splitlines())}
+    assert len(rows) == 3 and rows["affine-cipher"]["tests_outcomes"] == [False, True] and rows["wordy"]["malformed"] == [True, False]
+    second = next(m for m in again if len(m) == 4 and m[1]["content"] == bench.problems["affine-cipher"].prompt)
+    assert "AssertionError" in second[3]["content"]  # the replayed first try's test output went back, as it would have
 
 
 def test_tries_are_for_polyglot_only(tmp_path: Path) -> None:

@@ -291,58 +291,90 @@ class TriesReport:
                 **{f"pass_rate_{k}": round(self.pass_rate(k), 2) for k in range(1, self.tries + 1)}}
 
 
+def tries_identity(benchmark: Benchmark, model: ModelAPI, config: GenerateConfig) -> dict[str, Any]:
+    """What makes two runs' tries interchangeable (the run store's identity). The number of tries is left out: a rerun
+    with more tries continues the stored ones."""
+    sampling = config.effective().to_json()
+    sampling.pop("n")
+    edit_formats = sorted({t for p in benchmark.problems.values() for t in p.tags if t.startswith("edit-format:")})
+    return {"kind": "polyglot-tries", "benchmark": benchmark.name, "benchmark_hash": benchmark.content_hash, "edit_format": edit_formats,
+            "model": {k: v for k, v in model.describe().items() if k not in ("base_url", "api_key_env")}, "sampling": sampling}
+
+
 def run_tries(benchmark: Benchmark, model: ModelAPI, config: GenerateConfig, sandbox: Sandbox, out: Path, tries: int = 2,
               task_ids: list[str] | None = None, workers: int = 2) -> TriesReport:
     """aider's loop: ask, apply the edit, run the tests; after a failure send the (capped) test output back and ask again,
-    up to `tries` times. Each exercise's row is appended to `out` (JSONL) when it is done; rows already there are kept."""
-    done: dict[str, TryOutcome] = {}
-    if out.is_file():
-        for line in out.read_text().splitlines():
-            row = json.loads(line)
-            done[row["task_id"]] = TryOutcome(row["task_id"], row["tests_outcomes"], row["malformed"], row["statuses"], row["messages"],
-                                              row["replies"], row.get("error", ""))
+    up to `tries` times. Each try (reply and verdict) goes to the run store (`out`'s folder, run.sqlite) when it is judged,
+    so a killed run, run again, asks only for the tries not stored and replays the stored ones (the same edits, the same
+    test output sent back); each exercise's row is appended to `out` (JSONL) when it is done, and `out` is rewritten in
+    task order at the end."""
+    from assay.store import RunStore
+
     ids = [i for i in (task_ids or list(benchmark.problems)) if i in benchmark.problems]
-    todo = [i for i in ids if i not in done or done[i].error]
-    out.parent.mkdir(parents=True, exist_ok=True)
+    store = RunStore(out.parent)
+    done: dict[str, TryOutcome] = {}
+    try:
+        store.claim(tries_identity(benchmark, model, config))
+        stored: dict[str, list[dict[str, Any]]] = {}
+        for task_id, idx, ok, _error, record in store.generation_records():
+            if ok and record.get("kind") == "polyglot-try":
+                stored.setdefault(task_id, []).append({**record, "idx": idx})
+        for rows in stored.values():
+            rows.sort(key=lambda r: r["idx"])
 
-    async def main() -> None:
-        judges = asyncio.Semaphore(max(1, workers))
-        lock = asyncio.Lock()
+        async def main() -> None:
+            judges = asyncio.Semaphore(max(1, workers))
+            lock = asyncio.Lock()
 
-        async def one(task_id: str) -> None:
-            row = await _tries_of(benchmark.problems[task_id], model, config, sandbox, tries, judges)
-            async with lock:
-                done[task_id] = row
-                with out.open("a") as handle:
-                    handle.write(json.dumps(row.to_json()) + "\n")
+            async def one(task_id: str) -> None:
+                earlier = [r for i, r in enumerate(stored.get(task_id, [])) if r["idx"] == i]  # a contiguous prefix of tries
+                row = await _tries_of(benchmark.problems[task_id], model, config, sandbox, tries, judges, store, earlier)
+                async with lock:
+                    done[task_id] = row
+                    with out.open("a") as handle:
+                        handle.write(json.dumps(row.to_json()) + "\n")
 
-        try:
-            await asyncio.gather(*(one(t) for t in todo))
-        finally:
-            await model.aclose()
+            try:
+                await asyncio.gather(*(one(t) for t in ids))
+            finally:
+                await model.aclose()
 
-    asyncio.run(main())
+        asyncio.run(main())
+    finally:
+        store.close()
+    partial = out.with_name(out.name + ".part")
+    partial.write_text("".join(json.dumps(done[i].to_json()) + "\n" for i in ids))
+    partial.replace(out)
     return TriesReport(tries, [done[i] for i in ids])
 
 
 async def _tries_of(problem: Problem, model: ModelAPI, config: GenerateConfig, sandbox: Sandbox, tries: int,
-                    judges: asyncio.Semaphore) -> TryOutcome:
+                    judges: asyncio.Semaphore, store: Any = None, earlier: list[dict[str, Any]] | None = None) -> TryOutcome:
     from assay.judging.polyglot import MalformedEdit, feedback, parse_edit
     from assay.languages import get_language
     from assay.models.base import ModelError
+    from assay.problems import Verdict
+    from assay.samples import Sample
+    from assay.store import verdict_from_json, verdict_to_json
 
     spec = spec_of(problem)
     files: dict[str, str] = {s: spec["files"].get(s, "") for s in spec["solution"]}  # the solution files as they stand
     messages: list[tuple[str, str]] = [("system", problem.system), ("user", problem.prompt)]
     row = TryOutcome(problem.id)
     language = get_language(problem.language)
-    for _ in range(tries):
-        try:
-            response = await model.generate(Prompt(messages=tuple(messages)), 1, dataclasses.replace(config, n=1))
-        except ModelError as exc:
-            row.error = f"{exc.kind}: {exc}"
-            return row
-        reply = response.completions[0].text if response.completions else ""
+    earlier = list(earlier or [])
+    for attempt in range(tries):
+        verdict: Verdict | None = None
+        if attempt < len(earlier):  # a try the store holds: replayed, not asked again
+            reply = str(earlier[attempt]["reply"])
+            verdict = verdict_from_json(earlier[attempt]["verdict"])
+        else:
+            try:
+                response = await model.generate(Prompt(messages=tuple(messages)), 1, dataclasses.replace(config, n=1))
+            except ModelError as exc:
+                row.error = f"{exc.kind}: {exc}"
+                return row
+            reply = response.completions[0].text if response.completions else ""
         row.replies.append(reply)
         try:
             edit = parse_edit(reply, files, set(spec["files"]))
@@ -350,8 +382,13 @@ async def _tries_of(problem: Problem, model: ModelAPI, config: GenerateConfig, s
             row.malformed.append(False)
         except MalformedEdit:
             row.malformed.append(True)  # the files stay as they were; the tests run on them, as aider's would
-        async with judges:
-            verdict = await asyncio.to_thread(language.judge, sandbox, problem, render_files(files, problem.language))
+        if verdict is None:
+            code = render_files(files, problem.language)
+            async with judges:
+                verdict = await asyncio.to_thread(language.judge, sandbox, problem, code)
+            if store is not None:  # stored before the next try is asked for
+                record = {"kind": "polyglot-try", "reply": reply, "malformed": row.malformed[-1], "verdict": verdict_to_json(verdict)}
+                store.add_generation(problem.id, attempt, record, Sample(problem.id, attempt, reply, code, extra={"try": attempt + 1}))
         row.outcomes.append(verdict.passed)
         row.statuses.append(verdict.status.value)
         row.messages.append(verdict.message)

@@ -201,6 +201,7 @@ def _polyglot_tries(benchmark: str, model: str, tries: int, edit_format: str, ba
     import os
 
     from assay.benchmarks.polyglot import run_tries, with_edit_format
+    from assay.store import RunStoreError
 
     if not benchmark.startswith("polyglot/"):
         fail(f"--tries and --edit-format are for the polyglot benchmarks (polyglot/<lang>), not {benchmark}")
@@ -213,7 +214,10 @@ def _polyglot_tries(benchmark: str, model: str, tries: int, edit_format: str, ba
         fail(str(exc))
     sandbox = _sandbox_for(bench, allow_weak_sandbox)
     folder = run_dir or Path("runs") / f"{bench.name.replace('/', '-')}--{spec.slug}--{edit_format}-tries{tries}"
-    report = run_tries(bench, api, config, sandbox, folder / "tries.jsonl", tries=tries, task_ids=ids, workers=workers or os.cpu_count() or 1)
+    try:
+        report = run_tries(bench, api, config, sandbox, folder / "tries.jsonl", tries=tries, task_ids=ids, workers=workers or os.cpu_count() or 1)
+    except RunStoreError as exc:  # the run directory holds another run
+        fail(str(exc))
     data = {**report.to_json(), "benchmark": bench.name, "version": bench.version, "content_hash": bench.content_hash, "model": model,
             "edit_format": edit_format}
     rates = ", ".join(f"pass_rate_{k} {data[f'pass_rate_{k}']:.1f}%" for k in range(1, tries + 1))
