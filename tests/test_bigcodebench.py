@@ -145,6 +145,11 @@ HOSTILE = {
                                           "    os.write(3, nonce + b\" ['final']\\n\")\n    os._exit(0)\n",
     "a traceback's frame through pkgutil": "    import pkgutil, os\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n"
                                            "        os.assay_tb = e.__traceback__\n    pkgutil.resolve_name('os:assay_tb.tb_frame')\n" + CORRECT,
+    # what library code may now ask for by name (pandas' gc.get_referents, matplotlib's sys._current_frames,
+    # threadpoolctl's /proc/self/maps) the sample may not, itself or through a library that calls what it is given
+    "referents through a library callback": "    import gc\n    from unittest.mock import Mock\n    Mock(side_effect=gc.get_referents)(globals())\n" + CORRECT,
+    "all threads' frames through a library callback": "    import sys\n    from unittest.mock import Mock\n    Mock(side_effect=sys._current_frames)()\n" + CORRECT,
+    "/proc/self/maps through pathlib": "    import pathlib\n    pathlib.Path('/proc/self/maps').read_bytes()\n" + CORRECT,
     # code compiled under a library dir's name that is not Python source (allowed now: jinja2 compiles branca's .js
     # templates so) is not library code: its class's __eq__ is still the sample's, refused by the guard
     "a class compiled under a library template's name": "    import os\n    src = ('class Any:\\n    __hash__ = object.__hash__\\n'\n"
@@ -194,8 +199,10 @@ def test_environment_gap_is_skipped_not_failed(bench: Benchmark) -> None:
 def test_references_in_the_full_environment(bcb_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the full environment built (`assay env build bigcodebench`; skipped where it is not), references that
     failed on Assay's rules pass: seaborn/matplotlib (pyparsing's import asks traceback for frames, 9), sklearn
-    (pybind11 adds a name to builtins, 29), folium (jinja2 compiles branca's .js templates, 185), pyfakefs (its
-    TestCaseMixin in the tests' MRO and its fake open in builtins, 719)."""
+    (pybind11 adds a name to builtins, 29), matplotlib.pyplot (sys._current_frames, 31), sklearn's KMeans
+    (threadpoolctl reads /proc/self/maps and loads the BLAS libraries through ctypes, 92), folium (jinja2 compiles
+    branca's .js templates, 185), pandas (gc.get_referents, 234), pyfakefs (its TestCaseMixin in the tests' MRO and
+    its fake open in builtins, 719)."""
     found = envs.find_env(Path.home() / ".cache" / "assay")
     needed = {"seaborn", "sklearn", "folium", "pyfakefs"}
     if found is None or not needed <= found.modules():
@@ -205,7 +212,8 @@ def test_references_in_the_full_environment(bcb_data: Path, monkeypatch: pytest.
     monkeypatch.setenv(envs.ENV_VAR, str(found.path))
     bench = load_bigcodebench(data_dir=bcb_data)
     ex = Executor(_sandbox_for(bench, allow_weak=False), bench)
-    for pid in ("BigCodeBench/9", "BigCodeBench/29", "BigCodeBench/185", "BigCodeBench/719"):
+    for pid in ("BigCodeBench/9", "BigCodeBench/29", "BigCodeBench/31", "BigCodeBench/92", "BigCodeBench/185", "BigCodeBench/234",
+                "BigCodeBench/719"):
         problem = bench.problems[pid]
         assert not problem.tests.env.missing, pid  # type: ignore[union-attr]
         verdict = ex.judge(problem, problem.reference_program())

@@ -64,6 +64,8 @@ _BLOCKED_EVENTS = frozenset(
 _LIBRARY_DIRS = (os.path.dirname(os.__file__),)  # the standard library; main() adds site-packages
 # Library code that returns frames to its caller: the way a sample would get at them.
 _FRAME_GADGETS = ("inspect.py", "traceback.py", "logging/__init__.py")
+# Libraries that may call ctypes after their import (see ctypes_user in make_audit_hook).
+_CTYPES_USERS = ("/threadpoolctl.py",)
 # Compiling or unmarshalling code under a library file's name would make it pass for library code; only
 # the import system may (it compiles and loads library modules under their own names).
 _CODE_EVENTS = frozenset({"compile", "marshal.loads", "marshal.load"})
@@ -98,6 +100,7 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
 
     blocked, gadgets, code_events = _BLOCKED_EVENTS, _FRAME_GADGETS, _CODE_EVENTS
     frame_attributes = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+    ctypes_users = _CTYPES_USERS
     stat, bytes_ = os.stat, bytes
     busy: set[int] = set()  # threads in the hook's own look-up of its caller
     add, discard = busy.add, busy.discard
@@ -130,17 +133,17 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
         finally:
             discard(me)
 
-    def library_asked(event: str, args: tuple[Any, ...]) -> bool:
-        """Whether library code asked for this frame itself, by name: the first frame outside the gadgets (inspect,
-        traceback: functions that hand frames back to their caller) is library code whose own code names what it
-        called (`_getframe`, the attribute, or the gadget function, in its names or its string constants). Not a
+    def library_asked(wanted: Any) -> bool:
+        """Whether library code asked for this frame (or these referents, this file) itself, by name: the first frame
+        outside the gadgets (inspect, traceback: functions that hand frames back to their caller) is library code
+        whose own code names what it called (`wanted`: `_getframe`, the attribute, the path, or the gadget function,
+        in its names or its constants). Not a
         library function that calls whatever it is given: the sample's Mock(side_effect=sys._getframe)(0), or
         pkgutil.resolve_name's getattr of a `tb_frame`, would hand the frame (and the driver's frames above it,
         whose locals lead to the nonce) to the sample."""
         me = get_ident()
         add(me)
         try:
-            wanted: Any = "_getframe" if event == "sys._getframe" else args[1] if len(args) > 1 else None
             depth = 2  # 0: this, 1: the hook, 2: the audited call's caller
             while True:
                 try:
@@ -159,6 +162,25 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
         finally:
             discard(me)
 
+    def ctypes_user() -> bool:
+        """Whether the first frame outside the ctypes package is one of the libraries that may call ctypes after their
+        import (threadpoolctl, which dlopens only libraries already loaded, RTLD_NOLOAD): not the sample, nor a
+        library that loads whatever path it is given (numpy.ctypeslib.load_library would run a .so the sample wrote)."""
+        me = get_ident()
+        add(me)
+        try:
+            depth = 2  # 0: this, 1: the hook, 2: the audited call's caller
+            while True:
+                try:
+                    filename = str_(getframe(depth).f_code.co_filename)
+                except ValueError:
+                    return False
+                if not (library(filename) and "/ctypes/" in filename):
+                    return library(filename) and endswith(filename, ctypes_users)
+                depth += 1
+        finally:
+            discard(me)
+
     def audit(event: str, args: tuple[Any, ...]) -> None:
         if get_ident() in busy:
             return
@@ -170,7 +192,7 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
                 filename = caller_file(2)  # a __code__, a frame's f_code: library code may read them
                 if filename in driver_files or library(filename):
                     return
-            elif library_asked(event, args):
+            elif library_asked("_getframe" if event == "sys._getframe" else args[1] if len(args) > 1 else None):
                 return
             raise error(f"blocked by the Assay sandbox: {event}")
         if strict and event == "import" and args and args[0] in ("signal", "_signal"):
@@ -192,6 +214,10 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
             return  # library code making code objects (gensim's import does), under a name that is not a library file's
         if (event.startswith("ctypes.") or event in ("code.__new__", "function.__new__")) and imported_by_library():
             return  # a library's own import (numpy 1.x imports ctypes; pyquery's makes its camelCase aliases' functions)
+        if event in ("sys._current_frames", "gc.get_referents") and library_asked(event.split(".")[1]):
+            return  # matplotlib looks for a running event loop in every thread; pandas checks a frame's referents for a copy
+        if event.startswith("ctypes.") and ctypes_user():
+            return  # threadpoolctl (sklearn's) loads the BLAS libraries it found loaded and sets their thread counts
         if event in blocked or event.startswith("ctypes."):
             raise error(f"blocked by the Assay sandbox: {event}")
         if channel is not None and event == "open" and args and isinstance_(args[0], (str_, bytes_)):
@@ -207,6 +233,7 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
             and isinstance_(args[0], str_)
             and args[0].startswith("/proc/")
             and (args[0].endswith(("/mem", "/maps", "/environ", "/pagemap")) or "/map_files" in args[0])
+            and not (args[0] == "/proc/self/maps" and library_asked(args[0]))  # threadpoolctl lists the loaded libraries
         ):
             raise error("blocked by the Assay sandbox: open " + args[0])
 
