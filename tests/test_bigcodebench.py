@@ -201,7 +201,7 @@ def test_references_in_the_full_environment(bcb_data: Path, monkeypatch: pytest.
     failed on Assay's rules pass: seaborn/matplotlib (pyparsing's import asks traceback for frames, 9), sklearn
     (pybind11 adds a name to builtins, 29), matplotlib.pyplot (sys._current_frames, 31), sklearn's KMeans
     (threadpoolctl reads /proc/self/maps and loads the BLAS libraries through ctypes, 92), folium (jinja2 compiles
-    branca's .js templates, 185), pandas (gc.get_referents, 234), pyfakefs (its TestCaseMixin in the tests' MRO and
+    branca's .js templates, 185), pandas (gc.get_referents, 234; a warning's __warningregistry__ in unittest.case, 352), pyfakefs (its TestCaseMixin in the tests' MRO and
     its fake open in builtins, 719)."""
     found = envs.find_env(Path.home() / ".cache" / "assay")
     needed = {"seaborn", "sklearn", "folium", "pyfakefs"}
@@ -213,7 +213,7 @@ def test_references_in_the_full_environment(bcb_data: Path, monkeypatch: pytest.
     bench = load_bigcodebench(data_dir=bcb_data)
     ex = Executor(_sandbox_for(bench, allow_weak=False), bench)
     for pid in ("BigCodeBench/9", "BigCodeBench/29", "BigCodeBench/31", "BigCodeBench/92", "BigCodeBench/185", "BigCodeBench/234",
-                "BigCodeBench/719"):
+                "BigCodeBench/352", "BigCodeBench/719"):
         problem = bench.problems[pid]
         assert not problem.tests.env.missing, pid  # type: ignore[union-attr]
         verdict = ex.judge(problem, problem.reference_program())

@@ -263,13 +263,14 @@ def make_tamper_check() -> tuple[Any, Any]:
     identity, not equality, decides. Closures over private references, made before the sample runs. A test
     class is held to its functions only: its tests may keep state in class attributes (setUpClass does).
     pybind11's extension modules (scipy's, sklearn's, as they load) add one `__pybind11_internals_v4_...__` name to
-    builtins; such names are not counted (a new name the tests never use changes nothing they see)."""
+    builtins, and a warning attributed to unittest's frames adds `__warningregistry__` to unittest.case (352); such
+    names are not counted (a new name the tests never use changes nothing they see)."""
     vars_, len_, str_, getattr_, dict_, isinstance_, type_ = vars, len, str, getattr, dict, isinstance, type
     startswith, pybind11 = str.startswith, "__pybind11_internals_"
     functions = (types.FunctionType, classmethod, staticmethod)
 
     def size_of(attrs: dict[Any, Any]) -> int:
-        return len_(attrs) - len_([k for k in attrs if type_(k) is str_ and startswith(k, pybind11)])
+        return len_(attrs) - len_([k for k in attrs if type_(k) is str_ and (startswith(k, pybind11) or k == "__warningregistry__")])
 
     def snapshot(owners: list[Any], functions_only: bool = False, exempt: frozenset[str] = frozenset()) -> list[tuple[Any, dict[str, Any], bool, int]]:
         return [(o, {k: v for k, v in vars_(o).items() if (not functions_only or isinstance_(v, functions)) and k not in exempt},
