@@ -278,6 +278,34 @@ process.reallyExit = () => {};
 process.exit = () => {};
 """,
 }
+# Forged records with the nonce read out of the process: through the inspector (a debugger session on the runner's
+# closures), or a heap snapshot. Each works against the bare runner; node's permission model and the runner refuse both.
+_JS_FORGE = """
+const spec = fs.readFileSync('affine-cipher.spec.js', 'utf8').replace(/\\bxtest\\(/g, 'test(');
+const titles = [...spec.matchAll(/\\btest\\(\\s*'([^']*)'/g)].map((m) => encodeURIComponent(m[1]));
+fs.writeSync(3, titles.map((t) => `${nonce} pass ${t} ${t}\\n`).join('') + `${nonce} end ${titles.length}\\n`);
+process.exit(0);
+"""
+_JS_ATTACKS["read the nonce with the inspector"] = _JS_WRONG + """
+import inspector from 'node:inspector';
+import fs from 'node:fs';
+const session = new inspector.Session();
+session.connect();
+const post = (method, params) => { let out; session.post(method, params, (err, res) => { out = res; }); return out; };
+const fn = post('Runtime.evaluate', { expression: 'globalThis.test' }).result.objectId;
+const scopes = post('Runtime.getProperties', { objectId: fn, ownProperties: true }).internalProperties.find((p) => p.name === '[[Scopes]]');
+let nonce = '';
+for (const scope of post('Runtime.getProperties', { objectId: scopes.value.objectId, ownProperties: true }).result) {
+  if (!scope.value || !scope.value.objectId) continue;
+  for (const v of post('Runtime.getProperties', { objectId: scope.value.objectId, ownProperties: true }).result) if (v.name === 'NONCE') nonce = v.value.value;
+}
+""" + _JS_FORGE
+_JS_ATTACKS["read the nonce from a heap snapshot"] = _JS_WRONG + """
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+const snapshot = createRequire(import.meta.url)('v8').writeHeapSnapshot('/tmp/heap.heapsnapshot');
+const nonce = fs.readFileSync(snapshot, 'utf8').match(/ASSAY-DONE-[0-9a-f]{32}/)[0];
+""" + _JS_FORGE
 
 
 def test_javascript_runner_hostile_samples(benches: dict[str, Benchmark], sandbox) -> None:  # type: ignore[no-untyped-def]

@@ -45,6 +45,8 @@ JAVA_JARS = ("/usr/share/java/junit-platform-console-standalone.jar", "/usr/shar
 # offline, so the specs run under Assay's jest-compatible runner (assay/languages/jest_runner.mjs).
 JEST_RUNNER = Path(__file__).resolve().parent.parent / "languages" / "jest_runner.mjs"
 JEST_HOOKS = JEST_RUNNER.with_name("jest_hooks.mjs")
+NODE_FLAGS = ("--experimental-permission --allow-fs-read='*' --allow-fs-write='*' --allow-child-process --allow-worker "
+              "--disable-warning=ExperimentalWarning --disable-warning=SecurityWarning --disable-warning=MODULE_TYPELESS_PACKAGE_JSON")
 _JS_TEST = re.compile(r"(?<![\w.$])(x?test|x?it|test\.skip|it\.skip)\s*\(\s*('(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`[^`$\\]*`)", re.S)
 
 
@@ -407,8 +409,10 @@ def plan(language: Language, spec: dict[str, object], written: dict[str, str], m
         raw[".assay/jest_runner.mjs"] = JEST_RUNNER.read_bytes()
         raw[".assay/jest_hooks.mjs"] = JEST_HOOKS.read_bytes()
         specs = " ".join(p for p in test_paths if p.endswith(".js"))
-        # The nonce comes on stdin; the runner reads it before it loads a spec (and with it the sample).
-        test = f"{{node}} --disable-warning=MODULE_TYPELESS_PACKAGE_JSON .assay/jest_runner.mjs {specs}"
+        # The nonce comes on stdin; the runner reads it before it loads a spec (and with it the sample). Node's permission
+        # model refuses the inspector (a debugger on this process's memory) and native addons; files, child processes
+        # (grep's spec runs node) and workers stay allowed.
+        test = f"{{node}} {NODE_FLAGS} .assay/jest_runner.mjs {specs}"
         return Plan(raw, "", test, expected, "nonce-records", marker=marker, stdin=(marker + "\n").encode())
     raise ToolchainMissing(f"polyglot: no runner for {lang}")
 

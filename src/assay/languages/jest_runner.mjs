@@ -12,9 +12,10 @@
 // closure, appends with defineProperty (no setter of a prototype sees it), calls the intrinsics it took
 // before the sample ran, and subscribes to promises with the original `then`, so a sample that replaces
 // `expect`, patches `Promise.prototype.then` or `Array.prototype.push`, prints a pass line or exits
-// early does not pass. What remains (docs/verdicts.md, polyglot): the sample shares the process and
-// could read the nonce out of the process's memory; what a test compares with the sample's own
-// objects and functions, the sample decides.
+// early does not pass. node:v8 and node:inspector (heap snapshots, a debugger on these closures) are refused, and node
+// runs under its permission model. What remains (docs/verdicts.md, polyglot): the sample shares the process and could
+// read the nonce out of its memory by hand (/proc/self/mem); what a test compares with the sample's own objects and
+// functions, the sample decides.
 
 import * as fs from 'node:fs';
 import * as nodeModule from 'node:module';
@@ -524,6 +525,18 @@ processOn(process, 'uncaughtException', (err) => { currentFailure = err; if (!st
 processOn(process, 'unhandledRejection', (reason) => { out(`unhandled rejection: ${inspectValue(reason)}\n`); });
 
 register('./jest_hooks.mjs', import.meta.url);
+// The same modules for require() and process.getBuiltinModule (the hooks cover import; node runs with its permission
+// model too, which refuses the inspector and native addons).
+const REFUSED = new Set(['v8', 'node:v8', 'inspector', 'node:inspector', 'inspector/promises', 'node:inspector/promises']);
+const refusedHas = uncurry(Set.prototype.has);
+const refuse = (name) => { throw new OrigError(`${name} is not available to the code under test`); };
+const Module = nodeModule.Module;
+const load = Module._load;
+defineProperty(Module, '_load', { value: function _load(request, ...rest) { return refusedHas(REFUSED, request) ? refuse(request) : load.call(this, request, ...rest); } });
+if (typeof process.getBuiltinModule === 'function') {
+  const getBuiltin = process.getBuiltinModule;
+  defineProperty(process, 'getBuiltinModule', { value: (name) => (refusedHas(REFUSED, name) ? refuse(name) : getBuiltin(name)) });
+}
 const specs = process.argv.slice(2);
 const loadNext = (i) => {
   if (i >= specs.length) {
