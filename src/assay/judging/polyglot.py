@@ -45,6 +45,7 @@ JAVA_JARS = ("/usr/share/java/junit-platform-console-standalone.jar", "/usr/shar
 # offline, so the specs run under Assay's jest-compatible runner (assay/languages/jest_runner.mjs).
 JEST_RUNNER = Path(__file__).resolve().parent.parent / "languages" / "jest_runner.mjs"
 JEST_HOOKS = JEST_RUNNER.with_name("jest_hooks.mjs")
+NODE_MIN = (20, 19)  # ES module syntax detected in .js files by default (20.19), --disable-warning (20.11), --experimental-permission (20.0)
 NODE_FLAGS = ("--experimental-permission --allow-fs-read='*' --allow-fs-write='*' --allow-child-process --allow-worker "
               "--disable-warning=ExperimentalWarning --disable-warning=SecurityWarning --disable-warning=MODULE_TYPELESS_PACKAGE_JSON")
 _JS_TEST = re.compile(r"(?<![\w.$])(x?test|x?it|test\.skip|it\.skip)\s*\(\s*('(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`[^`$\\]*`)", re.S)
@@ -403,6 +404,10 @@ def plan(language: Language, spec: dict[str, object], written: dict[str, str], m
         build = f"{{gpp}} -std=c++17 -g -Wall -Wextra -Wpedantic -Werror -DEXERCISM_RUN_ALL_TESTS -I. -o exercise {sources}"
         return Plan(raw, build, "ulimit -s 2048; ./exercise -r junit -o /tmp/report.xml; s=$?; cat /tmp/report.xml >&3; exit $s", expected, "junit")
     if lang == "javascript":
+        found = re.match(r"v?(\d+)\.(\d+)", language.toolchain().version)
+        if found is None or (int(found.group(1)), int(found.group(2))) < NODE_MIN:
+            raise ToolchainMissing(f"polyglot/javascript: the runner needs node >= {NODE_MIN[0]}.{NODE_MIN[1]} (module syntax detection, "
+                                   f"--disable-warning, the permission model); this node is {language.toolchain().version}")
         for path in test_paths:
             if path.endswith(".js"):
                 raw[path] = js_unskip(files[path]).encode()
