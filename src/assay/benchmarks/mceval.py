@@ -77,6 +77,12 @@ BY_SUFFIX = {suffix: name for name, (suffix, _, _) in LANGUAGES.items()}
 # Per task id: its known defects, measured by `assay evaluate mceval/<lang> --references` (docs/verdicts.md).
 DEFECTS: dict[str, tuple[str, ...]] = {
     "Common Lisp/14": ("needs:upstream-file",),  # reads ../data/Common Lisp/file.txt, upstream scaffolding not in the data
+    # Their tests compare tuples with `==` (C# 7.3), which Mono's mcs lacks; Debian 12 has no .NET SDK (environment gap).
+    **{f"C#/{n}": ("needs:csharp-7.3",) for n in (31, 32, 49, 50)},
+    # Groovy 3 syntax (do-while, Java lambdas), or `list.size` as a property, which Debian 12's Groovy 2.4.21 reads
+    # as each element's size (environment gap).
+    **{f"Groovy/{n}": ("needs:groovy-3",) for n in (14, 15, 22, 31, 32, 43, 49)},
+    "Scala/5": ("needs:scala-2.13",),  # ListBuffer.addAll, Set.addOne: Scala 2.13; Debian 12 has 2.11.12 (environment gap)
 }
 
 

@@ -18,7 +18,9 @@ Rows whose toolchain is not in Debian 12, or whose tests are not in the data, sa
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import os
 import re
 import secrets
 import shlex
@@ -27,6 +29,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from assay.languages.base import ASSERT_EXIT, Language, PhaseLimits, Toolchain, ToolchainMissing, _path_for, classify, phase_argv
+from assay.languages.elixir import ERL_FLAGS
+from assay.languages.support import etc_dirs
 from assay.problems import Problem, Status, Verdict, test_program
 from assay.sandbox.base import Phase, Sandbox, SandboxLimits
 
@@ -111,9 +115,14 @@ def js_program(problem: Problem, code: str, tests: str, marker: str) -> str:
     return f"{prelude}{code}\n\n;((console) => {{\n{tests.rstrip()}\n}})({name}.console);\n{name}.done();\n"
 
 
+def _code_prompt(problem: Problem, code: str) -> str:
+    """The task's code prompt, which names the class (object) the tests' main belongs to (problem.prompt is the instruction)."""
+    return str(problem.extra.get("code_prompt") or code)
+
+
 def java_program(problem: Problem, code: str, tests: str, marker: str) -> str:
     """The tests' main (in the prompt's class) runs under Assay's main: AssertionError exits ASSERT_EXIT, then the marker."""
-    classes = re.findall(r"\bclass\s+(\w+)", problem.prompt)
+    classes = re.findall(r"\bclass\s+(\w+)", _code_prompt(problem, code))
     owner = classes[-1] if classes else "Main"
     runner = (f"\nclass AssayMcEvalMain {{\n    public static void main(String[] args) throws Throwable {{\n"
               f"        try {{\n            {owner}.main(args);\n        }} catch (AssertionError e) {{\n"
@@ -153,7 +162,7 @@ def elixir_program(problem: Problem, code: str, tests: str, marker: str) -> str:
 
 def scala_program(problem: Problem, code: str, tests: str, marker: str) -> str:
     """The prompt's object's main runs under Assay's: AssertionError exits ASSERT_EXIT, then the marker."""
-    objects = re.findall(r"\bobject\s+(\w+)", problem.prompt)
+    objects = re.findall(r"\bobject\s+(\w+)", _code_prompt(problem, code))
     owner = objects[-1] if objects else "Main"
     runner = (f"\nobject AssayMcEvalMain {{\n  def main(args: Array[String]): Unit = {{\n"
               f"    try {owner}.main(args) catch {{ case e: AssertionError =>\n"
@@ -197,17 +206,25 @@ class AssayMcEvalMain
 """
 
 
+# What .NET 6's console template imports implicitly (<ImplicitUsings>), which upstream's projects build with and
+# mcs lacks: without System.Linq, `list.SequenceEqual(other)` finds only System.MemoryExtensions' Span overload.
+# (System.Net.Http too, whose assembly Debian's mono-mcs does not install, and no task uses.)
+CS_IMPLICIT_USINGS = ("System", "System.Collections.Generic", "System.IO", "System.Linq", "System.Threading", "System.Threading.Tasks")
+
+
 def csharp_program(problem: Problem, code: str, tests: str, marker: str) -> str:
-    """The tests' Main (found by reflection: it is private) runs under Assay's, whose trace listener turns a
-    failed Debug.Assert into ASSERT_EXIT; then the marker."""
-    return code + "\n\n" + tests + CS_RUNNER.replace("@EXIT@", str(ASSERT_EXIT)).replace("@MARKER@", marker)
+    """.NET's implicit usings, then the program. The tests' Main (found by reflection: it is private) runs under
+    Assay's, whose trace listener turns a failed Debug.Assert into ASSERT_EXIT; then the marker."""
+    usings = "".join(f"using {name};\n" for name in CS_IMPLICIT_USINGS)
+    return usings + code + "\n\n" + tests + CS_RUNNER.replace("@EXIT@", str(ASSERT_EXIT)).replace("@MARKER@", marker)
 
 
 def vim_program(problem: Problem, code: str, tests: str, marker: str) -> str:
-    """The tests' closing `exit(0)` becomes the marker's line, written to stdout, and a quit."""
-    line = f"call writefile(['', '{marker}'], '/dev/stdout', 'a')\nqall!"
+    """The tests' closing `exit(0)` (or `exit 0`: Vim's :exit, which quits) becomes the marker's lines in a fresh buffer, printed (in silent Ex mode
+    `:print` writes to stdout; /dev/stdout cannot be opened: the sandbox's pipe belongs to another user), and a quit."""
+    line = f"enew!\ncall setline(1, ['', '{marker}'])\n%print\nqall!"
     lines = tests.rstrip().splitlines()
-    if lines and re.fullmatch(r"\s*exit\s*\(\s*0\s*\)\s*", lines[-1]):
+    if lines and re.fullmatch(r"\s*exit\s*(?:\(\s*0\s*\)|0)\s*", lines[-1]):  # `exit(0)` or `exit 0`
         lines = lines[:-1]
     return code + "\n\n" + "\n".join(lines) + "\n" + line + "\n"
 
@@ -252,16 +269,20 @@ ROWS: dict[str, Row] = {
     "erlang": Row("{module}.erl", "{erl} -noshell -eval 'ok = {module}:test(), io:format(\"~n{marker}~n\"), halt(0).'",
                   erlang_program, build="{erlc} {module}.erl"),
     "fortran": Row("main.f95", "./main", fortran_program, build="{gfortran} -o main main.f95", fail_words=("failed",)),
-    "pascal": Row("main.pas", "./main", pascal_program, build="{fpc} -MObjfpc -v0 main.pas", fail_words=("failed",)),
+    "pascal": Row("main.pas", "./main", pascal_program, build="{fpc} -n @$ASSAY_FPC_CFG -MObjfpc -v0 main.pas", fail_words=("failed",)),
     "haskell": Row("Main.hs", "./main", haskell_program, build="{ghc} -O0 -v0 -outputdir build -o main Main.hs"),
-    "elixir": Row("main.exs", "{elixir} main.exs", elixir_program),
+    "elixir": Row("main.exs", f'{{elixir}} --erl "{ERL_FLAGS}" main.exs', elixir_program),  # the plugin's flags: BEAM segfaults under ulimit -v without them
     "scala": Row("main.scala", "{java} -Xmx1g -XX:+UseSerialGC -cp classes:$ASSAY_MCEVAL_SCALA_LIB AssayMcEvalMain", scala_program,
                  build="mkdir -p classes && {scalac} -nowarn -d classes main.scala"),
     "csharp": Row("main.cs", "{mono} main.exe", csharp_program,
-                  build="{mcs} -d:DEBUG -nowarn:162,168,219,414 -r:System.Numerics.dll -main:AssayMcEvalMain -out:main.exe main.cs"),
+                  build="{mcs} -d:DEBUG -nowarn:105,162,168,219,414 -r:System.Numerics.dll -main:AssayMcEvalMain -out:main.exe"
+                        " main.cs"),
     "groovy": Row("main.groovy", "{groovy} main.groovy", appended('println ""\nprintln "{marker}"')),
     "vimscript": Row("main.vim", "{vim} -es -u NONE -i NONE -n -N -S main.vim", vim_program),
 }
+
+
+TABLE_LIMITS = PhaseLimits(run_cpu=15.0, run_wall=45.0)
 
 
 @dataclass(frozen=True)
@@ -273,6 +294,13 @@ class Entry:
     install_hint: str = ""
     skip: str = ""  # why it never runs here (no tests in the data, no toolchain in Debian 12)
     version_args: tuple[str, ...] = ("--version",)
+    # Host configuration the sandbox shows read-only (it shows only a few files of /etc): (variable, file), the
+    # file's real path in $variable for the row's commands; and whether the tools' installation trees (two levels
+    # up from their real paths: Debian's JDK, Groovy's) link into /etc, whose targets are shown too.
+    config_files: tuple[tuple[str, str], ...] = ()
+    etc_links: bool = False
+    env: tuple[tuple[str, str], ...] = ()
+    limits: PhaseLimits = TABLE_LIMITS
 
 
 NO_TESTS = "McEval's {lang} tasks have no test in the data: upstream grades them against its own reference files, not copied"
@@ -284,8 +312,14 @@ TABLE: dict[str, Entry] = {
     "erlang": Entry("Erlang", ("erlc", "erl"), "apt-get install -y erlang-nox", version_args=("-noshell", "-eval",
                     "io:format(\"~s~n\", [erlang:system_info(otp_release)]), halt().")),
     "fortran": Entry("Fortran", ("gfortran",), "apt-get install -y gfortran"),
-    "groovy": Entry("Groovy", ("groovy",), "apt-get install -y groovy"),
-    "pascal": Entry("Pascal", ("fpc",), "apt-get install -y fp-compiler", version_args=("-iV",)),
+    # The JVM reserves far more address space than it uses (compressed class space: 1 GiB): no ulimit -v on the run;
+    # the heap is capped by JAVA_OPTS instead.
+    "groovy": Entry("Groovy", ("groovy", "java"), "apt-get install -y groovy", etc_links=True,
+                    env=(("JAVA_OPTS", "-Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1"), ("MALLOC_ARENA_MAX", "2")),
+                    limits=PhaseLimits(run_cpu=20.0, run_wall=60.0, run_memory_bytes=None)),
+    # fpc reads its unit paths from /etc/fpc.cfg (a link, through /etc/alternatives, to /etc/fpc-<version>.cfg).
+    "pascal": Entry("Pascal", ("fpc",), "apt-get install -y fp-compiler", version_args=("-iV",),
+                    config_files=(("ASSAY_FPC_CFG", "/etc/fpc.cfg"),)),
     "tcl": Entry("Tcl", ("tclsh",), "apt-get install -y tcl"),
     "vimscript": Entry("VimScript", ("vim",), "apt-get install -y vim-nox"),
     "awk": Entry("AWK", skip="McEval's AWK tasks have no test: upstream compares a sample's output with the reference's on"
@@ -306,6 +340,8 @@ class TableLanguage(Language):
     """A language of McEval's table: only its test programs run (runner "mceval"), through judge_mceval."""
 
     skip: ClassVar[str] = ""
+    config_files: ClassVar[tuple[tuple[str, str], ...]] = ()
+    etc_links: ClassVar[bool] = False
     run = ""
 
     @classmethod
@@ -314,7 +350,16 @@ class TableLanguage(Language):
         """The row's tools, or ToolchainMissing saying why the language cannot run here."""
         if cls.skip:
             raise ToolchainMissing(f"{cls.display}: {cls.skip}")
-        return super().toolchain()
+        base = super().toolchain()
+        binds, env = set(base.ro_binds), dict(base.env)
+        for variable, path in cls.config_files:
+            if not os.path.isfile(path):
+                raise ToolchainMissing(f"{cls.display}: {path} not found; install with: {cls.install_hint}")
+            env[variable] = os.path.realpath(path)
+            binds.add(env[variable])
+        if cls.etc_links:
+            binds.update(etc_dirs(*{os.path.dirname(os.path.dirname(os.path.realpath(p))) for p in base.tools.values()}))
+        return dataclasses.replace(base, ro_binds=tuple(sorted(binds)), env=env)
 
     def wrap_tests(self, tests: str, marker: str) -> str:
         """McEval-only languages run McEval's programs only (assay.languages.mceval_shapes.judge_mceval)."""
@@ -331,7 +376,7 @@ def table_language(name: str) -> Language:
         row = ROWS.get(name)
         attrs = {"name": name, "display": entry.display, "tools": entry.tools, "install_hint": entry.install_hint,
                  "skip": entry.skip, "version_args": entry.version_args, "source": row.source if row else "main.txt",
-                 "limits": PhaseLimits(run_cpu=15.0, run_wall=45.0)}
+                 "config_files": entry.config_files, "etc_links": entry.etc_links, "env": dict(entry.env), "limits": entry.limits}
         _CLASSES[name] = type(f"McEval_{name.replace('-', '_')}", (TableLanguage,), attrs)
     return _CLASSES[name]()
 
