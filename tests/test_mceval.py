@@ -22,8 +22,8 @@ SUFFIXES = sorted(suffix for suffix, _, _ in LANGUAGES.values())
 SKIPPED = {"awk", "html", "json", "markdown", "kotlin", "dart", "julia", "powershell", "fsharp", "visual-basic"}
 RUNNABLE = [s for s in SUFFIXES if s not in SKIPPED]
 # The languages whose full reference sweep was measured (README); the others' rows are not yet checked.
-SWEPT = ["bash", "c", "coffeescript", "common-lisp", "cpp", "emacs-lisp", "go", "javascript", "lua", "perl", "php", "python", "r",
-         "racket", "ruby", "rust", "scheme", "shell", "swift", "tcl", "typescript"]
+SWEPT = ["bash", "c", "coffeescript", "common-lisp", "cpp", "csharp", "elixir", "emacs-lisp", "go", "groovy", "java", "javascript", "lua",
+         "pascal", "perl", "php", "python", "r", "racket", "ruby", "rust", "scheme", "shell", "swift", "tcl", "typescript", "vimscript"]
 FAKE_MARKER = "ASSAY-DONE-" + "0" * 32
 
 
@@ -162,11 +162,14 @@ EARLY_EXIT: dict[str, tuple[str, str]] = {
     "ruby": ("Ruby/1", "exit 0"), "php": ("PHP/1", "exit(0);"), "lua": ("Lua/1", "os.exit(0)"), "perl": ("Perl/1", "exit 0;"),
     "tcl": ("Tcl/1", "exit 0"), "shell": ("Shell/1", "exit 0"), "r": ("R/1", "quit(status = 0)"), "racket": ("Racket/1", "(exit 0)"),
     "coffeescript": ("CoffeeScript/1", "process.exit 0"), "emacs-lisp": ("Emacs Lisp/1", "(kill-emacs 0)"),
+    "elixir": ("Elixir/1", "System.halt(0)"), "groovy": ("Groovy/1", "System.exit(0)"), "vimscript": ("VimScript/1", "qall!"),
 }
 PRINT_THEN = {"ruby": 'puts "{m}"; puts "All tests passed"', "php": 'echo "{m}\\nAll tests passed\\n";', "lua": 'print("{m}"); print("passed")',
               "perl": 'print "{m}\\npassed\\n";', "tcl": 'puts "{m}"; puts "passed"', "shell": 'echo "{m}"; echo passed',
               "r": 'cat("{m}\\npassed\\n")', "racket": '(displayln "{m}") (displayln "passed")',
-              "coffeescript": 'console.log "{m}"; console.log "passed"', "emacs-lisp": '(princ "{m}\\npassed\\n")'}
+              "coffeescript": 'console.log "{m}"; console.log "passed"', "emacs-lisp": '(princ "{m}\\npassed\\n")',
+              "elixir": 'IO.puts("{m}"); IO.puts("passed")', "groovy": 'println "{m}"; println "passed"',
+              "vimscript": "enew! | call setline(1, ['{m}', 'passed']) | %print"}
 
 
 @pytest.mark.shared_data
@@ -178,6 +181,47 @@ def test_script_languages_an_early_exit_or_a_printed_pass_does_not_pass(data: Pa
     for tail in (exit_line, PRINT_THEN[lang].format(m=FAKE_MARKER) + "\n" + exit_line):
         verdict = _judge(problem, problem.reference_program() + "\n" + tail + "\n")
         assert verdict.status is not Status.PASSED, (tail, verdict.message)
+
+
+# Compiled languages (and Erlang's module): the task's function exits 0 when the tests first call it, or prints what a
+# pass looks like and then exits 0; the (old, new) edit that makes the reference wrong; and the two (old, new) edits.
+IN_FUNCTION: dict[str, tuple[str, tuple[str, str], tuple[str, str], tuple[str, str]]] = {
+    "c": ("C/1", ("return \"Hello, MMCODEEVAL", "return \"Hello"),
+          ("char *hello_mmcodeeval()\n{", "#include <stdlib.h>\nchar *hello_mmcodeeval()\n{ exit(0);"),
+          ("char *hello_mmcodeeval()\n{", '#include <stdio.h>\n#include <stdlib.h>\nchar *hello_mmcodeeval()\n{ puts("{m}"); puts("passed"); exit(0);')),
+    "csharp": ("C#/5", ("if (sum == i)", "if (sum != i)"), ("List<int> narcissisticNumbers = new List<int>();", "Environment.Exit(0); List<int> "
+               "narcissisticNumbers = new List<int>();"), ("List<int> narcissisticNumbers = new List<int>();", 'List<int> narcissisticNumbers = '
+               'new List<int>(); Console.WriteLine("{m}"); Console.WriteLine("passed"); Environment.Exit(0);')),
+    "haskell": ("Haskell/1", ("abs (x - y) < threshold", "abs (x - y) > threshold"),
+                ("hasCloseElements numbers threshold =", "hasCloseElements numbers threshold = unsafePerformIO exitSuccess `seq`"),
+                ("hasCloseElements numbers threshold =", 'hasCloseElements numbers threshold = unsafePerformIO (putStrLn "{m}" >> '
+                 'putStrLn "(Pass)" >> exitSuccess) `seq`')),
+    "erlang": ("Erlang/1", ("Distance < Threshold -> true;", "Distance < Threshold -> false;"),
+               ("has_close_elements(Numbers, Threshold) ->", "has_close_elements(Numbers, Threshold) -> erlang:halt(0),"),
+               ("has_close_elements(Numbers, Threshold) ->", 'has_close_elements(Numbers, Threshold) -> io:format("{m}~nok~n"), erlang:halt(0),')),
+    "fortran": ("Fortran/1", ("has_close_elements = .true.", "has_close_elements = .false."),
+                ("has_close_elements = .false.\n", "has_close_elements = .false.\n    call exit(0)\n"),
+                ("has_close_elements = .false.\n", "has_close_elements = .false.\n    print '(A)', '{m}'\n    print '(A)', 'passed'\n    call exit(0)\n")),
+    "java": ("Java/1", ("sum += balance;", "sum += 2 * balance;"), ("double sum = 0.0;", "double sum = 0.0; System.exit(0);"),
+             ("double sum = 0.0;", 'double sum = 0.0; System.out.println("{m}"); System.out.println("All tests passed"); System.exit(0);')),
+    "pascal": ("Pascal/1", ("hello_mmcodeeval := 'Hello, MMCODEEVAL: ", "hello_mmcodeeval := 'Hello: "), ("// Solution", "Halt(0);"),
+               ("// Solution", "WriteLn('{m}'); WriteLn('passed'); Halt(0);")),
+}
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("lang", sorted(IN_FUNCTION))
+def test_compiled_languages_a_wrong_sample_or_one_whose_function_exits_0_does_not_pass(data: Path, lang: str) -> None:
+    task, wrong, early, fake = IN_FUNCTION[lang]
+    problem = _bench(data, lang).problems[task]
+    reference = problem.reference_program()
+    if lang == "haskell":  # unsafePerformIO and exitSuccess need their imports
+        reference = reference.replace("import Data.List", "import Data.List\nimport System.Exit\nimport System.IO.Unsafe")
+    assert _judge(problem, reference).status is Status.PASSED
+    for old, new in (wrong, early, (fake[0], fake[1].replace("{m}", FAKE_MARKER))):
+        assert reference.count(old) >= 1, (problem.id, old)
+        verdict = _judge(problem, reference.replace(old, new))
+        assert verdict.status not in (Status.PASSED, Status.COMPILE_ERROR), (new, verdict.message)  # it builds, and fails
 
 
 @pytest.mark.shared_data
@@ -244,5 +288,5 @@ def test_canonical_solutions_pass_but_known_defects(data: Path, lang: str) -> No
                             strict=True))
     verdicts[first.id] = probe
     wrong = {pid: v.message for pid, v in verdicts.items() if (v.status is Status.PASSED) == any(
-        t.startswith("defect:") for t in bench.problems[pid].tags)}
+        t.startswith(("defect:", "needs:")) for t in bench.problems[pid].tags)}
     assert not wrong, wrong
