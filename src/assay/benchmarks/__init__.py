@@ -45,6 +45,10 @@ REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
     "bigcodebench-instruct": ("assay.benchmarks.bigcodebench", "load_bigcodebench", {"style": "instruct"}),
     **{f"bigcodebench{s}/{v}": ("assay.benchmarks.bigcodebench", "load_bigcodebench", {"style": s[1:] or "complete", "version": v})
        for s in ("", "-instruct") for v in ("v0.1.0", "v0.1.4")},
+    # BigCodeBench-Hard: 148 task ids from the Hub (bigcode/bigcodebench-hard), or --dataset-file
+    **{f"bigcodebench{s}-hard{v}": ("assay.benchmarks.bigcodebench", "load_bigcodebench_hard",
+                                    {"style": s[1:] or "complete", **({"version": v[1:]} if v else {})})
+       for s in ("", "-instruct") for v in ("", "/v0.1.0", "/v0.1.4")},
 }
 # MultiPL-E: multipl-e/humaneval-swift, multipl-e/mbpp-rs, ... (one line per language would be 48 lines).
 for _source in ("humaneval", "mbpp"):
@@ -104,8 +108,10 @@ ABOUT: dict[str, tuple[str, str, str]] = {
     "classeval": ("100 classes, 410 methods", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
     "classeval-incremental": ("100 classes, 410 methods, one request a method", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
     "classeval-compositional": ("100 classes, 410 methods, one request a method", "Python", "CC BY-NC 4.0 (FudanSELab/ClassEval)"),
-    "bigcodebench": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
-    "bigcodebench-instruct": ("1140 (full; no Hard subset offline)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
+    "bigcodebench": ("1140 (full)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
+    "bigcodebench-instruct": ("1140 (full)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
+    "bigcodebench-hard": ("148 (ids from the Hub or --dataset-file)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
+    "bigcodebench-instruct-hard": ("148 (ids from the Hub or --dataset-file)", "Python", "Apache-2.0 (bigcode-project/bigcodebench)"),
     "multipl-e": ("~161 (HumanEval) / ~397 (MBPP) a language", "the one named", "BSD-3-Clause with a machine-learning clause"),
     "humaneval-plus/": ("up to 164 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),
     "mbpp-plus/": ("up to 378 a language", "the one named", "Apache-2.0 (EvalPlus) + MultiPL-E's prompts"),

@@ -208,3 +208,47 @@ def _problem(row: dict[str, str], style: str, package_env: tuple[str, str, tuple
                        prompt_is_instruction=True, context=NAMESPACE, extra=extra)
     return Problem(id=task_id, language="python", prompt=complete, entry_point=row["entry_point"], reference=reference, tests=tests,
                    tags=tuple(tags), context=NAMESPACE, extra=extra)
+
+
+# BigCodeBench-Hard: 148 of the tasks (bigcode/bigcodebench-hard on the Hub, a split per version). Its rows are full
+# task rows; only their ids are taken, and the tasks are the full benchmark's, at the same version and with the same fixes.
+HARD_REPO = "bigcode/bigcodebench-hard"
+HARD_SPLITS = {"v0.1.0": "v0.1.0_hf", "v0.1.4": "v0.1.4"}
+
+
+def load_bigcodebench_hard(style: str = "complete", version: str = LATEST, data_dir: Path | None = None, cache_dir: Path | None = None,
+                           path: Path | None = None, revision: str = "main") -> Benchmark:
+    """BigCodeBench-Hard: the task ids of `path` (its rows, parquet / JSON Lines / JSON, or one id a line) or of the Hub's
+    bigcode/bigcodebench-hard split for `version` (fetched once, the commit pinned in the cache), over the full set."""
+    import hashlib
+
+    from assay.benchmarks._fetch import default_cache_dir
+    from assay.swe.datasets import DatasetUnavailable, fetch, rows_of
+
+    full = load_bigcodebench(style, version, data_dir=data_dir, cache_dir=cache_dir)
+    if path is not None:
+        source, files = f"local {path}", [Path(path)]
+    else:
+        try:
+            fetched = fetch(HARD_REPO, Path(cache_dir) if cache_dir is not None else default_cache_dir(), revision=revision,
+                            split=HARD_SPLITS[version])
+        except DatasetUnavailable as exc:
+            raise ValueError(f"bigcodebench-hard: its task ids are on the Hub only ({exc}); or give its rows with --dataset-file") from None
+        source, files = fetched.source, list(fetched.files)
+    ids: list[str] = []
+    for file in files:
+        try:
+            if file.suffix in (".parquet", ".jsonl", ".json"):
+                ids += [str(row["task_id"]) for row in rows_of(file)]
+            else:
+                ids += [line.strip() for line in file.read_text().splitlines() if line.strip()]
+        except (OSError, ValueError, KeyError, TypeError, DatasetUnavailable) as exc:
+            raise ValueError(f"{file}: not BigCodeBench-Hard's rows (task_id) nor a list of ids ({type(exc).__name__}: {exc})") from None
+    unknown = sorted(set(ids) - set(full.problems))
+    if unknown or not ids:
+        raise ValueError(f"{source}: " + (f"{len(unknown)} ids are not BigCodeBench tasks ({', '.join(unknown[:3])})" if unknown else "no task ids"))
+    chosen = sorted(set(ids), key=lambda i: int(i.rsplit("/", 1)[-1]) if i.rsplit("/", 1)[-1].isdigit() else 0)
+    digest = hashlib.sha256((full.content_hash + "\n" + "\n".join(chosen)).encode()).hexdigest()
+    name = "bigcodebench" + ("-instruct" if style == "instruct" else "") + "-hard" + ("" if version == LATEST else f"/{version}")
+    return Benchmark(name=name, version=f"{full.version}; Hard ids from {source}", content_hash=digest, source=f"{full.source} + {source}",
+                     problems={i: full.problems[i] for i in chosen}, environment=full.environment, reference_floor=REFERENCE_FLOOR)
