@@ -113,25 +113,36 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
         finally:
             discard(me)
 
-    def imported_by_library() -> bool:
-        """Whether the audited call comes from a module an import is loading, every frame from the import system
-        to the call being library code (no frame of the sample's, whatever it imports or installs)."""
+    def walk(decide: Any) -> bool:
+        """Look at the audited call's callers, nearest first, until `decide(code)` answers True or False (None: the
+        next one); False past the last frame."""
         me = get_ident()
         add(me)
         try:
-            depth = 2  # 0: this, 1: the hook, 2: the audited call's caller
+            depth = 3  # 0: this, 1: the rule, 2: the hook, 3: the audited call's caller
             while True:
                 try:
-                    filename = str_(getframe(depth).f_code.co_filename)
+                    code = getframe(depth).f_code
                 except ValueError:
                     return False
-                if filename.startswith("<frozen importlib"):
-                    return True
-                if not library(filename) or filename in driver_files:
-                    return False
+                answer = decide(code)
+                if answer is not None:
+                    return answer is True  # no builtin looked up: the sample may have rebound them
                 depth += 1
         finally:
             discard(me)
+
+    def imported_by_library() -> bool:
+        """Whether the audited call comes from a module an import is loading, every frame from the import system
+        to the call being library code (no frame of the sample's, whatever it imports or installs)."""
+
+        def decide(code: "Any") -> "bool | None":  # quoted: nothing looked up per call
+            filename = str_(code.co_filename)
+            if filename.startswith("<frozen importlib"):
+                return True
+            return False if not library(filename) or filename in driver_files else None
+
+        return walk(decide)
 
     def library_asked(wanted: Any) -> bool:
         """Whether library code asked for this frame (or these referents, this file) itself, by name: the first frame
@@ -141,45 +152,33 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
         library function that calls whatever it is given: the sample's Mock(side_effect=sys._getframe)(0), or
         pkgutil.resolve_name's getattr of a `tb_frame`, would hand the frame (and the driver's frames above it,
         whose locals lead to the nonce) to the sample."""
-        me = get_ident()
-        add(me)
-        try:
-            depth = 2  # 0: this, 1: the hook, 2: the audited call's caller
-            while True:
-                try:
-                    code = getframe(depth).f_code
-                except ValueError:
-                    return False
-                filename = str_(code.co_filename)
-                if filename in driver_files:
-                    return True
-                if not library(filename):
-                    return False
-                if not filename.endswith(gadgets):
-                    return isinstance_(wanted, str_) and (wanted in code.co_names or wanted in code.co_consts)
-                wanted = code.co_name  # through the gadget to whoever called it
-                depth += 1
-        finally:
-            discard(me)
+        asked = [wanted]
+
+        def decide(code: "Any") -> "bool | None":  # quoted: nothing looked up per call
+            filename = str_(code.co_filename)
+            if filename in driver_files:
+                return True
+            if not library(filename):
+                return False
+            if not filename.endswith(gadgets):
+                return isinstance_(asked[0], str_) and (asked[0] in code.co_names or asked[0] in code.co_consts)
+            asked[0] = code.co_name  # through the gadget to whoever called it
+            return None
+
+        return walk(decide)
 
     def ctypes_user() -> bool:
         """Whether the first frame outside the ctypes package is one of the libraries that may call ctypes after their
         import (threadpoolctl, which dlopens only libraries already loaded, RTLD_NOLOAD): not the sample, nor a
         library that loads whatever path it is given (numpy.ctypeslib.load_library would run a .so the sample wrote)."""
-        me = get_ident()
-        add(me)
-        try:
-            depth = 2  # 0: this, 1: the hook, 2: the audited call's caller
-            while True:
-                try:
-                    filename = str_(getframe(depth).f_code.co_filename)
-                except ValueError:
-                    return False
-                if not (library(filename) and "/ctypes/" in filename):
-                    return library(filename) and endswith(filename, ctypes_users)
-                depth += 1
-        finally:
-            discard(me)
+
+        def decide(code: "Any") -> "bool | None":  # quoted: nothing looked up per call
+            filename = str_(code.co_filename)
+            if not (library(filename) and "/ctypes/" in filename):
+                return library(filename) and endswith(filename, ctypes_users)
+            return None
+
+        return walk(decide)
 
     def audit(event: str, args: tuple[Any, ...]) -> None:
         if get_ident() in busy:
