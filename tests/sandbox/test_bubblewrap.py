@@ -96,6 +96,13 @@ class SandboxContract:
         if IS_ROOT:  # a uid of its own on the host, no root anywhere
             assert all(int(x) != 0 for x in status["Uid"].split()), status["Uid"]
 
+    def test_localhost_is_the_runs_own_loopback(self, sandbox: Sandbox) -> None:
+        """`localhost` resolves (BigCodeBench/1038 and 1040 serve on it), to a loopback only the run has."""
+        source = ("import socket\nserver = socket.create_server(('localhost', 0))\nclient = socket.create_connection(server.getsockname()[:2])\n"
+                  "conn, _ = server.accept(); client.sendall(b'ping'); print(socket.gethostbyname('localhost'), conn.recv(4).decode())\n")
+        result = run_py(sandbox, source)
+        assert (result.exit_code, result.stdout.decode().split()) == (0, ["127.0.0.1", "ping"]), result
+
     def test_missing_program_is_exit_127(self, sandbox: Sandbox) -> None:
         result = sandbox.run(["/nonexistent/tool"], {}, FAST)
         assert result.exit_code == 127

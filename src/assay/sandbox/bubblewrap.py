@@ -40,7 +40,7 @@ from assay.sandbox.process import (
 
 WORK_DIR = "/sandbox"  # not /work or /tmp: a venv or the interpreter may live there and is bound in
 SANDBOX_UID = 1000  # the uid the program sees; on the host it is the caller's uid or the run's slot uid
-ETC_FILES = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d")
+ETC_FILES = ("/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/hosts")  # hosts: localhost resolves (to the run's own loopback)
 
 
 @dataclass(frozen=True)
