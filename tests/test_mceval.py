@@ -204,6 +204,9 @@ IN_FUNCTION: dict[str, tuple[str, tuple[str, str], tuple[str, str], tuple[str, s
                 ("has_close_elements = .false.\n", "has_close_elements = .false.\n    print '(A)', '{m}'\n    print '(A)', 'passed'\n    call exit(0)\n")),
     "java": ("Java/1", ("sum += balance;", "sum += 2 * balance;"), ("double sum = 0.0;", "double sum = 0.0; System.exit(0);"),
              ("double sum = 0.0;", 'double sum = 0.0; System.out.println("{m}"); System.out.println("All tests passed"); System.exit(0);')),
+    "scala": ("Scala/1", ("if (distance < threshold) {", "if (distance > threshold) {"),
+              ("if idx != idx2\n    } {", "if idx != idx2\n    } { sys.exit(0)"),
+              ("if idx != idx2\n    } {", 'if idx != idx2\n    } { println("{m}"); println("All tests passed"); sys.exit(0)')),
     "pascal": ("Pascal/1", ("hello_mmcodeeval := 'Hello, MMCODEEVAL: ", "hello_mmcodeeval := 'Hello: "), ("// Solution", "Halt(0);"),
                ("// Solution", "WriteLn('{m}'); WriteLn('passed'); Halt(0);")),
 }
