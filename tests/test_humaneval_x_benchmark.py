@@ -112,6 +112,33 @@ def test_wrong_canonical_solutions_fail_as_flagged(data: Path) -> None:
         assert _judge(problem, problem.reference_program()).status is Status.FAILED
 
 
+GO_95_RIGHT = """func CheckDictCase(dict map[interface{}]interface{}) bool {
+    upper, lower := len(dict) > 0, len(dict) > 0
+    for k := range dict {
+        key, ok := k.(string)
+        if !ok {
+            return false
+        }
+        upper = upper && key == strings.ToUpper(key)
+        lower = lower && key == strings.ToLower(key)
+    }
+    return upper || lower
+}
+"""
+
+
+@pytest.mark.shared_data
+def test_go_95_is_the_references_defect_not_the_tests(data: Path) -> None:
+    """Go/95's reference stops after the second key, so its verdict follows Go's random map order (flagged);
+    a solution that reads every key passes the same tests run after run."""
+    problem = _bench(data, "go").problems["Go/95"]
+    assert "defect:wrong-reference" in problem.tags
+    code = problem.prompt[:problem.prompt.index("func CheckDictCase")] + GO_95_RIGHT
+    for _ in range(3):
+        verdict = _judge(problem, code)
+        assert verdict.passed, (verdict.message, verdict.stdout[-800:])
+
+
 # ------------------------------------------------------------------ hostile samples, on problem 2 (truncate_number)
 # Each would pass upstream's harness (its program is prompt + sample + tests; JavaScript passes on silence).
 
