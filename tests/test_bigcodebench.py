@@ -81,9 +81,11 @@ def test_bad_file_is_one_line(tmp_path: Path) -> None:
 def test_requirement_substitutions() -> None:
     text = "numpy==1.21.2\npandas==2.0.3\nstatsmodels==0.14.0\nstatsmodels==0.14.0\nRequests==2.31.0\nrequests==2.31.0\ntensorflow==2.11.0"
     lines, subs = envs.requirement_lines(text, "full")
-    assert lines == ["numpy==1.23.5", "pandas==2.0.3", "statsmodels==0.14.0", "Requests==2.31.0", "tensorflow==2.12.0"]
-    assert [s["pinned"] for s in subs] == ["numpy==1.21.2", "tensorflow==2.11.0"] and all(s["why"] for s in subs)
-    assert envs.requirement_lines(text, "core")[0] == ["numpy==1.23.5", "pandas==2.0.3"]
+    # the full set also pins what upstream leaves to pip's newest: setuptools 81+ has no pkg_resources (BigCodeBench/227)
+    assert lines == ["numpy==1.23.5", "pandas==2.0.3", "statsmodels==0.14.0", "Requests==2.31.0", "tensorflow==2.12.0", "setuptools<81"]
+    assert [s["pinned"] for s in subs] == ["numpy==1.21.2", "tensorflow==2.11.0", "setuptools (unpinned)"] and all(s["why"] for s in subs)
+    assert envs.requirement_lines(text, "core")[0] == ["numpy==1.23.5", "pandas==2.0.3"]  # the core set is unchanged
+    assert envs.requirement_lines(text + "\nsetuptools==80.0.0", "full")[0][-1] == "setuptools==80.0.0"  # a pin of upstream's stays
     with pytest.raises(envs.EnvironmentError_):
         envs.requirement_lines(text, "huge")
 
@@ -157,6 +159,17 @@ HOSTILE = {
         "           + '    def __float__(self): return 0.0\\n')\n    ns = {}\n"
         "    exec(compile(src, os.path.join(os.path.dirname(os.__file__), 'template.js'), 'exec'), ns)\n"
         "    return {k: ns['Any']() for k in LETTERS}\n",
+    # code compiled under the import system's name (`<frozen importlib._bootstrap>`) passed for the import itself: it
+    # could compile more code under a library file's name, whose frames then walk to the nonce and forge every event
+    "code named as the import system's": "    import os\n    stage2 = " + repr(
+        "import os, sys\nf = sys._getframe(0)\nnonce = None\nwhile f is not None:\n    for v in list(f.f_locals.values()):\n"
+        "        for c in (getattr(v, '__closure__', None) or ()):\n            x = c.cell_contents if c != None else None\n"
+        "            if isinstance(x, bytes) and len(x) == 32:\n                nonce = x\n    f = f.f_back\n"
+        "for t in ('test_default_letters', 'test_custom_letters', 'test_uniform_values', 'test_empty_letters', 'test_known_values'):\n"
+        "    os.write(3, nonce + b' ' + ascii(['test', 'TestCases', t, 'ok', '', '0']).encode() + b'\\n')\n"
+        "os.write(3, nonce + b\" ['final']\\n\")\nos._exit(0)\n") + "\n"
+        "    exec(compile(\"exec(compile(stage2, os.__file__, 'exec'), {})\", '<frozen importlib._bootstrap>', 'exec'),"
+        " {'stage2': stage2, 'os': os})\n",
     # the signal guard's real signal() and its caller check were names in its globals, reachable the same way
     "rewrites the signal guard's globals": "    import signal\n    signal.signal.__globals__['library_dirs'] = ('',)\n"
                                            "    signal.signal(signal.SIGUSR1, lambda *a: None)\n" + CORRECT,
@@ -244,3 +257,142 @@ def test_reference_in_a_built_environment(bcb_data: Path, monkeypatch: pytest.Mo
         assert not problem.tests.env.missing  # type: ignore[union-attr]
         verdict = ex.judge(problem, problem.reference_program())
         assert verdict.status is Status.PASSED, (pid, verdict.message)
+
+
+# The audit hook's rules for making functions and naming code, tried directly (a fresh interpreter: a hook cannot be
+# removed). `lib/` stands for a pinned library: gen.py execs generated source as <string> code that copies functions
+# with types.FunctionType (tensorflow's load_op_library and ops.to_raw_op do this as tensorflow is imported), and
+# copy.py is such a copier the sample can call at run time (to_raw_op, networkx's copyfunc: it reads f.__code__ itself).
+_LIB_GEN = '''
+import copylib
+SOURCE = "def op(x):\\n    return x + 1\\nraw_op = copylib.copyfn(op)\\n"
+ns = {"copylib": copylib}
+exec(SOURCE, ns)
+'''
+_LIB_COPY = '''
+import types
+def copyfn(f):
+    return types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+def run(source, ns):
+    exec(source, ns)
+'''
+_PROBE = '''
+import os, sys, types
+sys.path.insert(0, LIB)
+sys.path.insert(0, SRC)
+from assay.languages import python_driver as driver
+sys.addaudithook(driver.make_audit_hook((os.path.dirname(os.__file__), LIB), driver_files=(os.path.abspath(driver.__file__),)))
+import gen, copylib
+from unittest.mock import Mock
+
+def own(): return 1
+
+def attempt(name, fn):
+    try:
+        fn()
+        print(name, "allowed")
+    except RuntimeError as exc:
+        print(name, "refused" if "blocked by the Assay sandbox" in str(exc) else exc)
+
+attempt("the library's own <string> code at import", lambda: gen.ns["raw_op"](1) == 2 or 1 / 0)
+attempt("the library copies a <string> function at run time", lambda: copylib.copyfn(gen.ns["op"])(1) == 2 or 1 / 0)
+attempt("the sample's FunctionType", lambda: types.FunctionType(compile("1", "<sample>", "eval"), {}))
+attempt("the sample's exec of <string> code making a function",
+        lambda: exec("import types\\ntypes.FunctionType(compile('1', '<string>', 'eval'), {})", {}))
+attempt("FunctionType through a library callback", lambda: Mock(side_effect=types.FunctionType)(compile("1", "<string>", "eval"), {}))
+attempt("a library copy of library code", lambda: copylib.copyfn(os.path.join))
+attempt("a library copy of the driver's code", lambda: copylib.copyfn(driver.describe))
+attempt("a library copy of the import system's code", lambda: copylib.copyfn(sys.modules["importlib._bootstrap"]._find_and_load))
+attempt("a library copy of the sample's function that asks for frames",
+        lambda: copylib.copyfn(eval(compile("lambda: __import__('sys')._getframe(0)", "<string>", "eval")))())
+attempt("the sample's code through a library's exec, making a function of library code",
+        lambda: copylib.run("import os, copylib\\ncopylib.copyfn(os.path.join)", {}))
+attempt("code named as the import system's", lambda: compile("import ctypes", "<frozen importlib._bootstrap>", "exec"))
+attempt("code renamed as the import system's through a library callback",
+        lambda: Mock(side_effect=compile("1", "<string>", "eval").replace)(co_filename="<frozen importlib._bootstrap>"))
+'''
+
+
+def test_function_making_rules(tmp_path: Path) -> None:
+    """Library code may make a function, at run time too, of code no rule trusts (<string> code it exec'd, a temporary
+    file's: tensorflow's op wrappers and autograph's functions, BigCodeBench/417-419) when its own code names
+    FunctionType. The sample's own FunctionType stays refused, as does a library callback's (Mock), and no library may
+    copy trusted code (a library's, the driver's, the import system's) into a function; nor may code be named as the
+    import system's (its frames were trusted as the import itself: a sample's ctypes, its compile under library names)."""
+    import subprocess
+    import sys
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "gen.py").write_text(_LIB_GEN)
+    (lib / "copylib.py").write_text(_LIB_COPY)
+    src = Path(__file__).resolve().parents[1] / "src"
+    probe = f"LIB = {str(lib)!r}\nSRC = {str(src)!r}\n" + _PROBE
+    done = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60)
+    seen = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
+    assert done.returncode == 0 and len(seen) == 12, done.stdout + done.stderr
+    allowed = {"the library's own <string> code at import", "the library copies a <string> function at run time"}
+    for name, answer in seen.items():
+        assert answer == ("allowed" if name in allowed else "refused"), (name, answer, done.stderr)
+
+
+def _full_env_bench(bcb_data: Path, monkeypatch: pytest.MonkeyPatch, needed: set[str]) -> tuple[Benchmark, Executor]:
+    found = envs.find_env(Path.home() / ".cache" / "assay")
+    if found is None or not needed <= found.modules():
+        pytest.skip("needs the full BigCodeBench environment (`assay env build bigcodebench`, ~3 GB from PyPI)")
+    from assay.cli.common import _sandbox_for
+
+    monkeypatch.setenv(envs.ENV_VAR, str(found.path))
+    bench = load_bigcodebench(data_dir=bcb_data)
+    return bench, Executor(_sandbox_for(bench, allow_weak=False), bench)
+
+
+@pytest.mark.slow
+def test_tensorflow_reference_in_the_full_environment(bcb_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tensorflow's import execs the op wrappers load_op_library generates (<string> code copying functions with
+    FunctionType through ops.to_raw_op), and keras' fit converts its train function with autograph (a function made
+    of code loaded from a temporary file): both are library code making functions of code no rule trusts (418)."""
+    bench, ex = _full_env_bench(bcb_data, monkeypatch, {"tensorflow", "keras"})
+    problem = bench.problems["BigCodeBench/418"]
+    verdict = ex.judge(problem, problem.reference_program())
+    assert verdict.status is Status.PASSED, verdict.message
+
+
+@pytest.mark.slow
+def test_pinned_setuptools_in_the_full_environment(bcb_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full environment pins setuptools below 81 (upstream leaves it unpinned), which still has the pkg_resources
+    BigCodeBench/227's task imports (an environment built before the pin lacks it: skipped)."""
+    bench, ex = _full_env_bench(bcb_data, monkeypatch, {"pkg_resources", "librosa"})
+    assert any(s["installed"] == "setuptools<81" for s in bench.environment["substitutions"])  # type: ignore[index]
+    problem = bench.problems["BigCodeBench/227"]
+    assert not problem.tests.env.missing  # type: ignore[union-attr]
+    verdict = ex.judge(problem, problem.reference_program())
+    assert verdict.status is Status.PASSED, verdict.message
+
+
+TF_HOSTILE = {
+    # tensorflow's own copier (ops.to_raw_op names FunctionType) of trusted code: the signal guard (compiled as the
+    # runner's own file, whose frames may look up their callers) and a library function, each with the sample's globals
+    # and closure. (The runner's assertion wrappers, compiled as "<assay guard>" with all they use baked in as
+    # constants, and the tests' "<test>" code are not trusted code: a copy of them is no more than the sample's own.)
+    "the runner's signal guard copied through tensorflow": "    import signal\n    from tensorflow.python.framework import ops\n"
+                                                           "    ops.to_raw_op(signal.signal)\n" + CORRECT,
+    "library code copied through tensorflow": "    import os\n    from tensorflow.python.framework import ops\n"
+                                              "    ops.to_raw_op(os.path.join)\n" + CORRECT,
+    # the sample's own function converted by autograph (its source put in linecache; making the function is allowed, as
+    # its code is the sample's) stays the sample's code: it gets no frame, directly or through autograph's converted_call
+    "a frame through an autograph-converted function": "    import linecache\n    import tensorflow as tf\n"
+        "    src = 'import sys\\ndef peek():\\n    return sys._getframe(1)\\n'\n"
+        "    linecache.cache['peek.py'] = (len(src), None, src.splitlines(True), 'peek.py')\n    ns = {}\n"
+        "    exec(compile(src, 'peek.py', 'exec'), ns)\n    tf.autograph.to_graph(ns['peek'])()\n" + CORRECT,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", list(TF_HOSTILE))
+def test_tensorflow_hostile_samples_do_not_pass(bcb_data: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    bench, ex = _full_env_bench(bcb_data, monkeypatch, {"tensorflow"})
+    problem = bench.problems["BigCodeBench/5"]
+    verdict = ex.judge(problem, "import tensorflow\n" + problem.prompt + TF_HOSTILE[kind])
+    assert verdict.status is not Status.PASSED, (kind, verdict.message)
+    assert "blocked by the Assay sandbox" in verdict.message, (kind, verdict.message)

@@ -1,7 +1,8 @@
 """BigCodeBench's package environment: a venv of upstream's pinned libraries, built once from PyPI, shown read-only to the sandbox.
 
 Upstream pins ~70 packages (requirements-eval.txt) for Python 3.10. Here Python is 3.11, where some pins have no
-wheel; each is replaced by the nearest version that installs (SUBSTITUTES, with why), and every substitution and
+wheel; each is replaced by the nearest version that installs (SUBSTITUTES, with why); a dependency upstream leaves
+unpinned whose newest version breaks a task is pinned in the full set (PINS, with why); and every substitution, pin and
 every installed version (pip freeze) is written to the environment's manifest.json, which the run record carries.
 `assay env build bigcodebench` builds the full set; `--subset core` builds a small one (numpy, pandas, dateutil,
 pytz: what CI can afford). The manifest is written last: an environment without one is unfinished and not used.
@@ -36,6 +37,12 @@ SUBSTITUTES: dict[str, tuple[str, str]] = {
     "tensorflow": ("tensorflow==2.12.0", "2.11.0 has no cp311 wheel (first: 2.12.0)"),
     "keras": ("keras==2.12.0", "tensorflow 2.12 requires keras 2.12"),
     "networkx": ("networkx==2.8.8", "scikit-image 0.20 requires networkx >= 2.8 (2.6.3 pinned)"),
+}
+# Packages upstream does not pin (dependencies pip resolves to their newest version) whose newest version breaks a task,
+# pinned in the full environment: each is a requirement line added after upstream's, recorded with its reason.
+PINS: dict[str, tuple[str, str]] = {
+    "setuptools": ("setuptools<81", "not pinned upstream (a dependency); the newest (84) has no pkg_resources, which "
+                                    "BigCodeBench/227's task imports (80.10 still has it)"),
 }
 # The small environment: the libraries most tasks import after the standard library, with quick wheels.
 CORE = ("numpy", "pandas", "python-dateutil", "pytz")
@@ -79,7 +86,8 @@ class BuiltEnv:
 
 
 def requirement_lines(text: str, subset: str) -> tuple[list[str], list[dict[str, str]]]:
-    """The requirement lines to install (deduplicated, substituted) and the substitutions made."""
+    """The requirement lines to install (deduplicated, substituted, plus the full set's PINS) and the substitutions and
+    pins made (a pin's `pinned` is "NAME (unpinned)": upstream names no version)."""
     seen: dict[str, str] = {}
     for raw in text.splitlines():
         line = raw.strip()
@@ -98,6 +106,11 @@ def requirement_lines(text: str, subset: str) -> tuple[list[str], list[dict[str,
             subs.append({"pinned": line, "installed": new, "why": why})
             line = new
         lines.append(line)
+    if subset == "full":
+        for name, (line, why) in PINS.items():
+            if name not in seen:
+                subs.append({"pinned": f"{name} (unpinned)", "installed": line, "why": why})
+                lines.append(line)
     return lines, subs
 
 

@@ -98,6 +98,12 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
         branca's .js files, is not; so compiling under such a name is allowed, and under a .py name is not)."""
         return startswith(filename, library_dirs) and endswith(filename, ".py")
 
+    def trusted_name(name: Any) -> bool:
+        """A file name whose code the rules trust: a library file's, the driver's, or the import system's (`<frozen
+        ...>`: the frames imported_by_library starts from). Nothing may be compiled or made under one outside the import
+        system, nor a function made from such code at run time."""
+        return not isinstance_(name, str_) or library(name) or name in driver_files or startswith(name, "<frozen")
+
     blocked, gadgets, code_events = _BLOCKED_EVENTS, _FRAME_GADGETS, _CODE_EVENTS
     frame_attributes = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
     ctypes_users = _CTYPES_USERS
@@ -203,14 +209,16 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
             raise error(f"blocked by the Assay sandbox: {event} {args[1]!r}" if len(args) > 1 else f"blocked by the Assay sandbox: {event}")
         if event in code_events:
             name: Any = args[1] if event == "compile" and len(args) > 1 else None
-            if event == "compile" and not (isinstance_(name, str_) and (library(name) or name in driver_files)):
+            if event == "compile" and not trusted_name(name):
                 return
             if caller_file(2).startswith("<frozen importlib") and name not in driver_files:
                 return
             raise error(f"blocked by the Assay sandbox: {event} of library code outside the import system")
-        if event == "code.__new__" and len(args) > 1 and isinstance_(args[1], str_) and not (
-                library(args[1]) or args[1] in driver_files) and library(caller_file(2)):
+        if event == "code.__new__" and len(args) > 1 and not trusted_name(args[1]) and library(caller_file(2)):
             return  # library code making code objects (gensim's import does), under a name that is not a library file's
+        if event == "function.__new__" and args and not trusted_name(args[0].co_filename) and library_asked("FunctionType"):
+            return  # library code of its own making a function of code no rule trusts (tensorflow's op wrappers that
+            # load_op_library execs as <string> code, autograph's converted functions): no more than the sample may run
         if (event.startswith("ctypes.") or event in ("code.__new__", "function.__new__")) and imported_by_library():
             return  # a library's own import (numpy 1.x imports ctypes; pyquery's makes its camelCase aliases' functions)
         if event in ("sys._current_frames", "gc.get_referents") and library_asked(event.split(".")[1]):
