@@ -21,7 +21,7 @@ from assay.languages import plaindata
 from assay.languages.python import BigOutput
 from assay.oracles import compare_output
 from assay.problems import CaseTests, Problem, Status, TestDetail, Verdict
-from assay.sandbox.base import Sandbox
+from assay.sandbox.base import Sandbox, SandboxResult
 
 if TYPE_CHECKING:
     from assay.languages.base import Language, PhaseLimits
@@ -70,7 +70,7 @@ def plan_for(language: Language, problem: Problem, expected: Sequence[Any] | Non
 
 def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: str, plan: CasePlan, limits: PhaseLimits) -> Verdict:
     """Build and run the sample with the case harness; compare its reported outputs outside the sandbox."""
-    from assay.languages.base import ToolchainMissing, build_failure, error_line, run_failure
+    from assay.languages.base import ToolchainMissing, build_failure
 
     tests = problem.tests
     assert isinstance(tests, CaseTests) and tests.signature is not None
@@ -83,7 +83,31 @@ def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: st
         return Verdict(Status.SKIPPED, message=f"skipped: {exc}")
     language.prepare(toolchain)
     files = language.case_files(problem, code, plan.calls)
-    result = language.run_program(sandbox, problem, files, limits, toolchain, channel_bytes=CHANNEL_BYTES)
+    lazy = language.build_checks_only
+    result = language.run_program(sandbox, problem, files, limits, toolchain, channel_bytes=CHANNEL_BYTES, only="run" if lazy else None)
+    verdict, reported = _judge_run(language, plan, limits, result, tests.signature.returns)
+    if lazy and verdict.status is not Status.PASSED and not reported:
+        # The run failed before its harness reported anything: a syntax error, or the sample's own code at load. The
+        # syntax check (the build a program skips) tells which, as it would have before the run.
+        check = language.run_program(sandbox, problem, files, limits, toolchain, only="build")
+        if check.error or not any(p.name == "build" and p.ok for p in check.phases):
+            failure = build_failure(check, limits)
+            if failure is not None:
+                failure.duration_s = (failure.duration_s or 0.0) + (verdict.duration_s or 0.0)
+                return failure
+    return verdict
+
+
+def _judge_run(language: Language, plan: CasePlan, limits: PhaseLimits, result: SandboxResult, returns: values.Type) -> tuple[Verdict, bool]:
+    """The verdict of a case run, and whether its harness reported anything (a record, or data that poses as one)."""
+    verdict = _judge_records(language, plan, limits, result, returns)
+    records = read_records(result.channel, len(plan.calls)) if verdict.status is not Status.PASSED else None
+    return verdict, records is None or bool(records.results or records.done or records.forged)
+
+
+def _judge_records(language: Language, plan: CasePlan, limits: PhaseLimits, result: SandboxResult, returns: values.Type) -> Verdict:
+    from assay.languages.base import build_failure, error_line, run_failure
+
     failure = build_failure(result, limits)
     if failure is not None:
         return failure
@@ -93,7 +117,6 @@ def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: st
     if records.forged:
         return Verdict(Status.FAILED, message=f"failed: the result channel holds data no harness wrote ({records.forged})",
                        duration_s=duration, stdout=output[-4000:])
-    returns = tests.signature.returns
     first: tuple[Status, str] | None = None
     details: list[TestDetail] = []
     passed: dict[str, int] = {}

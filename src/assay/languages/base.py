@@ -95,6 +95,10 @@ class Language(abc.ABC):
     version_args: ClassVar[tuple[str, ...]] = ("--version",)
     install_hint: ClassVar[str]  # e.g. "apt-get install -y golang-go"
     build: ClassVar[str | None] = None  # shell command of the build phase ({tool} placeholders), None for interpreters
+    # The build only checks the syntax (`bash -n`, `perl -c`, `node --check`, ...) and leaves nothing the run needs. Case
+    # runs then skip it (one start of the interpreter less a program), and check a run that failed before its harness
+    # reported any case, so a compile error is still told from a runtime error (assay.judging.cases).
+    build_checks_only: ClassVar[bool] = False
     run: ClassVar[str]  # shell command of the run phase
     limits: ClassVar[PhaseLimits] = PhaseLimits()
     env: ClassVar[dict[str, str]] = {}
@@ -266,10 +270,11 @@ class Language(abc.ABC):
 
     def run_program(
         self, sandbox: Sandbox, problem: Problem, files: dict[str, bytes], limits: PhaseLimits, toolchain: Toolchain, stdin: bytes = b"",
-        channel_bytes: int = 4096,
+        channel_bytes: int = 4096, only: str | None = None,
     ) -> SandboxResult:
-        """Build and run one program's files in the sandbox, phase by phase."""
+        """Build and run one program's files in the sandbox, phase by phase (`only`: that phase alone, "build" or "run")."""
         env = {"PATH": _path_for(toolchain), "HOME": "/tmp", **toolchain.env}
+        phases = [p for p in self.phases(toolchain, limits, problem) if only is None or p.name == only]
         box = SandboxLimits(
             cpu_seconds=max(limits.build_cpu, limits.run_cpu),
             wall_seconds=limits.build_wall + limits.run_wall,
@@ -279,7 +284,7 @@ class Language(abc.ABC):
             output_bytes=limits.output_bytes,
             channel_bytes=channel_bytes,
         )
-        return sandbox.run_phases(self.phases(toolchain, limits, problem), files, box, stdin=stdin, env=env)
+        return sandbox.run_phases(phases, files, box, stdin=stdin, env=env)
 
     def judge(self, sandbox: Sandbox, problem: Problem, code: str, limits: PhaseLimits | None = None) -> Verdict:
         """Build and run one program against its tests in the sandbox; decide the verdict outside it.

@@ -54,6 +54,7 @@ class JavaScript(Language):
     version_args = ("--version",)
     install_hint = "apt-get install -y nodejs"
     build = "{node} --check main.js"
+    build_checks_only = True  # a syntax check: case runs skip it unless they fail before any case
     run = "{node} main.js"
     stub = '  throw new Error("stub");\n}\n'
 

@@ -185,6 +185,7 @@ class Perl(Language):
     version_args = ("--version",)
     install_hint = "apt-get install -y perl libtest-deep-perl"
     build = "{perl} -c main.pl"
+    build_checks_only = True  # a syntax check: case runs skip it unless they fail before any case
     run = "{perl} main.pl"
     stub = '    die "stub\\n";\n}\n'
     limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)

@@ -159,6 +159,7 @@ class Php(Language):
     version_args = ("--version",)
     install_hint = "apt-get install -y php-cli"
     build = "{php} -l main.php"
+    build_checks_only = True  # a syntax check: case runs skip it unless they fail before any case
     run = "{php} main.php"
     stub = '    throw new Exception("stub");\n}\n'
     limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)

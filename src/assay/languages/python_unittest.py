@@ -32,7 +32,8 @@ LOAD_LIMIT = 10.0
 @cache
 def runner_files() -> dict[str, bytes]:
     """The driver's files and the unittest runner, for the sandbox's work dir."""
-    return {**py.driver_files(), "unittest_driver.py": (_HERE / "python_unittest_driver.py").read_bytes()}
+    driver = py.bytecode_file("driver.py", py.driver_sources()["driver.py"])  # imported by the runner as `driver`
+    return {**py.driver_files(), **dict([driver]), "unittest_driver.py": (_HERE / "python_unittest_driver.py").read_bytes()}
 
 
 def unittest_methods(test_code: str) -> dict[str, list[str]]:

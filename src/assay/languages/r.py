@@ -291,6 +291,7 @@ class R(Language):
     version_args = ("--version",)
     install_hint = "apt-get install -y r-base-core"
     build = "{Rscript} --vanilla --default-packages=NULL -e 'invisible(parse(file = \"main.r\"))'"
+    build_checks_only = True  # a syntax check: case runs skip it unless they fail before any case
     run = "{Rscript} main.r"
     stub = '  stop("stub")\n}\n'
     limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)

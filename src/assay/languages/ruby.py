@@ -197,6 +197,7 @@ class Ruby(Language):
     version_args = ("--version",)
     install_hint = "apt-get install -y ruby"
     build = "{ruby} -c main.rb"
+    build_checks_only = True  # a syntax check: case runs skip it unless they fail before any case
     run = "{ruby} main.rb"
     stub = '  raise "assay canary stub"\nend\n'
     limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)

@@ -1,0 +1,103 @@
+"""Interpreters whose build only checks the syntax (`build_checks_only`): a case run skips that phase and checks
+only a run that failed before its harness reported any case. Correct samples pass without the check ever running,
+a syntax error is still a compile error, and a sample cannot pose as one or pass by failing early."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from assay.languages.base import Language
+from assay.problems import Status
+from assay.sandbox.base import Sandbox
+from tests.languages._common import benchmark, language_or_skip, sandbox_for
+
+GCD = "HumanEval_13_greatest_common_divisor"
+# language -> (benchmark, correct body, a syntax error, top-level code that writes an interpreter's parse error and
+# exits with its status before the harness runs, records forged on fd 3 and then a syntax error)
+CASES: dict[str, tuple[str, str, str, str, str]] = {
+    "php": (
+        "multipl-e/humaneval-php",
+        "    while ($b != 0) { [$a, $b] = [$b, $a % $b]; }\n    return $a;\n}\n",
+        "    return $a +* $b;\n}\n",
+        '    return 1;\n}\nfwrite(STDERR, "PHP Parse error:  syntax error, unexpected token \\"*\\" in main.php on line 3\\n");\nexit(255);\n',
+        '    return 1;\n}\nfwrite(fopen("php://fd/3", "w"), "0 v 1\\n1 v 5\\n2 v 1\\n3 v 5\\ndone 4\\n");\nreturn $a +* ;\n',
+    ),
+    "perl": (
+        "multipl-e/humaneval-pl",
+        "    ($a, $b) = ($b, $a % $b) while $b;\n    return $a;\n}\n",
+        "    return abs($a;\n}\n",
+        '    return 1;\n}\nprint STDERR "syntax error at main.pl line 3, near \\"+*\\"\\nmain.pl had compilation errors.\\n";\nexit 255;\n',
+        '    return 1;\n}\nBEGIN { open(my $o, ">&=", 3); print $o "0 v 1\\n1 v 5\\n2 v 1\\n3 v 5\\ndone 4\\n"; }\nreturn abs(1;\n',
+    ),
+    "ruby": (
+        "multipl-e/humaneval-rb",
+        "  a.gcd(b)\nend\n",
+        "  a +* \nend\nend\n",
+        '  1\nend\n$stderr.puts "main.rb:3: syntax error, unexpected *"\nexit! 1\n',
+        '  1\nend\nBEGIN { IO.new(3, "w").write("0 v 1\\n1 v 5\\n2 v 1\\n3 v 5\\ndone 4\\n") }\ndef (\n',
+    ),
+    "r": (
+        "multipl-e/humaneval-r",
+        "\n  while (b != 0) { t <- b; b <- a %% b; a <- t }\n  a\n}\n",
+        "\n  a +* b\n}\n",
+        '\n  1\n}\nwrite("Error: unexpected \'*\' in \\"  a +*\\"\\nExecution halted", stderr())\nquit(status = 1)\n',
+        '\n  1\n}\ncat("0 v 1\\n1 v 5\\n2 v 1\\n3 v 5\\ndone 4\\n", file = file("/proc/self/fd/3", "w"))\nx <- (1 +* )\n',
+    ),
+    "javascript": (
+        "multipl-e/humaneval-js",
+        "  while (b) { [a, b] = [b, a % b]; }\n  return a;\n}\n",
+        "  return a +* b;\n}\n",
+        '  return 1;\n}\nprocess.stderr.write("main.js:3\\nSyntaxError: Unexpected token \'*\'\\n");\nprocess.exit(1);\n',
+        '  return 1;\n}\nrequire("fs").writeSync(3, "0 v 1\\n1 v 5\\n2 v 1\\n3 v 5\\ndone 4\\n");\nreturn a +* ;\n',
+    ),
+}
+
+
+class Counting:
+    """The language's sandbox, counting the phases each run asks for."""
+
+    def __init__(self, box: Sandbox) -> None:
+        self.box = box
+        self.runs: list[list[str]] = []
+
+    def run_phases(self, phases: Any, *args: Any, **kwargs: Any) -> Any:
+        self.runs.append([p.name for p in phases])
+        return self.box.run_phases(phases, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.box, name)
+
+
+@pytest.fixture(params=sorted(CASES))
+def lang(request: pytest.FixtureRequest) -> tuple[Language, Any, tuple[str, str, str, str, str]]:
+    language = language_or_skip(request.param)
+    spec = CASES[request.param]
+    return language, benchmark(spec[0]).problems[GCD], spec
+
+
+def test_a_correct_sample_passes_without_the_check(lang: tuple[Language, Any, tuple[str, str, str, str, str]]) -> None:
+    language, problem, (_, correct, *_rest) = lang
+    assert language.build_checks_only
+    box = Counting(sandbox_for(language.name))
+    verdict = language.judge(box, problem, problem.prompt + correct)  # type: ignore[arg-type]
+    assert verdict.status is Status.PASSED, verdict.message
+    assert box.runs == [["run"]]
+
+
+def test_a_syntax_error_is_still_a_compile_error(lang: tuple[Language, Any, tuple[str, str, str, str, str]]) -> None:
+    language, problem, (_, _correct, syntax, *_rest) = lang
+    box = Counting(sandbox_for(language.name))
+    verdict = language.judge(box, problem, problem.prompt + syntax)  # type: ignore[arg-type]
+    assert verdict.status is Status.COMPILE_ERROR, verdict.message
+    assert box.runs == [["run"], ["build"]]  # the run failed before any case, so the check ran
+
+
+def test_a_sample_cannot_pose_as_a_syntax_error_or_pass_by_failing_early(lang: tuple[Language, Any, tuple[str, str, str, str, str]]) -> None:
+    language, problem, (_, _correct, _syntax, posing, forged) = lang
+    box = sandbox_for(language.name)
+    posed = language.judge(box, problem, problem.prompt + posing)
+    assert posed.status is Status.RUNTIME_ERROR, posed.message  # the check passes: it was the sample's own exit
+    # Records written before the harness (at load, or before a syntax error the interpreter meets later) never pass.
+    assert language.judge(box, problem, problem.prompt + forged).status in (Status.FAILED, Status.COMPILE_ERROR)
