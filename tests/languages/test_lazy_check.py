@@ -45,6 +45,13 @@ CASES: dict[str, tuple[str, str, str, str, str]] = {
         '\n  1\n}\nwrite("Error: unexpected \'*\' in \\"  a +*\\"\\nExecution halted", stderr())\nquit(status = 1)\n',
         '\n  1\n}\ncat("0 v 1\\n1 v 5\\n2 v 1\\n3 v 5\\ndone 4\\n", file = file("/proc/self/fd/3", "w"))\nx <- (1 +* )\n',
     ),
+    "racket": (
+        "multipl-e/humaneval-rkt",
+        "  (gcd a b))\n",
+        "  (gcd a b)\n",  # unbalanced parentheses
+        '  1)\n(eprintf "main.rkt:3:2: read-syntax: expected a `)` to close `(`\\n")\n(exit 1)\n',
+        '  1)\n(with-output-to-file "/proc/self/fd/3" #:exists \'append (lambda () (display "0 v 1\\n1 v 5\\n2 v 1\\n3 v 5\\ndone 4\\n")))\n(gcdd 1 2)\n',
+    ),
     "javascript": (
         "multipl-e/humaneval-js",
         "  while (b) { [a, b] = [b, a % b]; }\n  return a;\n}\n",

@@ -175,6 +175,7 @@ class Racket(Language):
     version_args = ("--version",)
     install_hint = "apt-get install -y racket"
     build = "{raco} make main.rkt"
+    build_checks_only = True  # expansion errors fail `racket main.rkt` before any case too; then the check tells them apart
     run = "{racket} main.rkt"
     stub = '  (error "stub"))\n'
     limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)

@@ -36,7 +36,9 @@ from assay.values import Signature, Type
 
 MODULE_CACHE = "/tmp/module-cache"  # inside the sandbox; the recorded cache must have been built at this path
 MODULE_CACHE_ENV = "ASSAY_SWIFT_MODULE_CACHE"  # "off" builds every program with a cold cache
-_COPY_CACHE = '[ -z "$ASSAY_SWIFT_MODULES" ] || cp -R "$ASSAY_SWIFT_MODULES" ' + MODULE_CACHE + "; "
+# The recorded cache as symlinks into its read-only copy (the compiler reads the modules through them, and anything it
+# writes replaces a link in the run's own /tmp): 17 MB copied each build took 15 ms, 7% of a small program's build.
+_COPY_CACHE = '[ -z "$ASSAY_SWIFT_MODULES" ] || cp -Rs "$ASSAY_SWIFT_MODULES" ' + MODULE_CACHE + "; "
 # What the cache is recorded from: the modules MultiPL-E's and hand-written suites' programs import,
 # with the flags of both kinds of build.
 _CACHE_SAMPLE = """import Foundation
