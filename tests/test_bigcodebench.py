@@ -100,6 +100,14 @@ CORRECT = """
     random_dict = {k: [random.randint(0, 100) for _ in range(random.randint(1, 10))] for k in LETTERS}
     return {k: math.sqrt(sum((i - sum(v) / len(v)) ** 2 for i in v) / len(v)) for k, v in random_dict.items()}
 """
+# Module code that, run as a library's, walks its frames to the runner's nonce and forges every test's event.
+_FRAME_WALKER = (
+    "import os, sys\nf = sys._getframe(0)\nnonce = None\nwhile f is not None:\n    for v in list(f.f_locals.values()):\n"
+    "        for c in (getattr(v, '__closure__', None) or ()):\n            x = c.cell_contents if c != None else None\n"
+    "            if isinstance(x, bytes) and len(x) == 32:\n                nonce = x\n    f = f.f_back\n"
+    "for t in ('test_default_letters', 'test_custom_letters', 'test_uniform_values', 'test_empty_letters', 'test_known_values'):\n"
+    "    os.write(3, nonce + b' ' + ascii(['test', 'TestCases', t, 'ok', '', '0']).encode() + b'\\n')\n"
+    "os.write(3, nonce + b\" ['final']\\n\")\nos._exit(0)\n")
 HOSTILE = {
     "wrong": "    return {k: 1.0 for k in LETTERS}\n",
     "exit in task_func": "    import sys\n    sys.exit(0)\n",
@@ -161,15 +169,16 @@ HOSTILE = {
         "    return {k: ns['Any']() for k in LETTERS}\n",
     # code compiled under the import system's name (`<frozen importlib._bootstrap>`) passed for the import itself: it
     # could compile more code under a library file's name, whose frames then walk to the nonce and forge every event
-    "code named as the import system's": "    import os\n    stage2 = " + repr(
-        "import os, sys\nf = sys._getframe(0)\nnonce = None\nwhile f is not None:\n    for v in list(f.f_locals.values()):\n"
-        "        for c in (getattr(v, '__closure__', None) or ()):\n            x = c.cell_contents if c != None else None\n"
-        "            if isinstance(x, bytes) and len(x) == 32:\n                nonce = x\n    f = f.f_back\n"
-        "for t in ('test_default_letters', 'test_custom_letters', 'test_uniform_values', 'test_empty_letters', 'test_known_values'):\n"
-        "    os.write(3, nonce + b' ' + ascii(['test', 'TestCases', t, 'ok', '', '0']).encode() + b'\\n')\n"
-        "os.write(3, nonce + b\" ['final']\\n\")\nos._exit(0)\n") + "\n"
+    "code named as the import system's": "    import os\n    stage2 = " + repr(_FRAME_WALKER) + "\n"
         "    exec(compile(\"exec(compile(stage2, os.__file__, 'exec'), {})\", '<frozen importlib._bootstrap>', 'exec'),"
         " {'stage2': stage2, 'os': os})\n",
+    # a .pyc the sample wrote outside the library dirs, with a library file's name in its code (marshal keeps whatever
+    # name it holds, and importlib fixes no name for a sourceless one): its frames passed for that library's
+    "a .pyc under a library's name": "    import importlib.util, marshal, os, sys, tempfile\n    stage2 = " + repr(_FRAME_WALKER) + "\n"
+        "    fake = 'A' * len(os.__file__)\n"
+        "    data = marshal.dumps(compile(stage2, fake, 'exec')).replace(fake.encode(), os.__file__.encode())\n"
+        "    d = tempfile.mkdtemp()\n    with open(os.path.join(d, 'assay_forged.pyc'), 'wb') as f:\n"
+        "        f.write(importlib.util.MAGIC_NUMBER + bytes(12) + data)\n    sys.path.insert(0, d)\n    import assay_forged\n",
     # the signal guard's real signal() and its caller check were names in its globals, reachable the same way
     "rewrites the signal guard's globals": "    import signal\n    signal.signal.__globals__['library_dirs'] = ('',)\n"
                                            "    signal.signal(signal.SIGUSR1, lambda *a: None)\n" + CORRECT,
@@ -215,9 +224,9 @@ def test_references_in_the_full_environment(bcb_data: Path, monkeypatch: pytest.
     (pybind11 adds a name to builtins, 29), matplotlib.pyplot (sys._current_frames, 31), sklearn's KMeans
     (threadpoolctl reads /proc/self/maps and loads the BLAS libraries through ctypes, 92), folium (jinja2 compiles
     branca's .js templates, 185), pandas (gc.get_referents, 234; a warning's __warningregistry__ in unittest.case, 352), pyfakefs (its TestCaseMixin in the tests' MRO and
-    its fake open in builtins, 719)."""
+    its fake open in builtins, 719), flask (werkzeug compiles an ast: the compile event names no file, 80)."""
     found = envs.find_env(Path.home() / ".cache" / "assay")
-    needed = {"seaborn", "sklearn", "folium", "pyfakefs"}
+    needed = {"seaborn", "sklearn", "folium", "pyfakefs", "flask"}
     if found is None or not needed <= found.modules():
         pytest.skip("needs the full BigCodeBench environment (`assay env build bigcodebench`, ~3 GB from PyPI)")
     from assay.cli.common import _sandbox_for
@@ -226,7 +235,7 @@ def test_references_in_the_full_environment(bcb_data: Path, monkeypatch: pytest.
     bench = load_bigcodebench(data_dir=bcb_data)
     ex = Executor(_sandbox_for(bench, allow_weak=False), bench)
     for pid in ("BigCodeBench/9", "BigCodeBench/29", "BigCodeBench/31", "BigCodeBench/92", "BigCodeBench/185", "BigCodeBench/234",
-                "BigCodeBench/352", "BigCodeBench/719"):
+                "BigCodeBench/352", "BigCodeBench/719", "BigCodeBench/80"):
         problem = bench.problems[pid]
         assert not problem.tests.env.missing, pid  # type: ignore[union-attr]
         verdict = ex.judge(problem, problem.reference_program())
@@ -308,6 +317,21 @@ attempt("a library copy of the sample's function that asks for frames",
 attempt("the sample's code through a library's exec, making a function of library code",
         lambda: copylib.run("import os, copylib\\ncopylib.copyfn(os.path.join)", {}))
 attempt("code named as the import system's", lambda: compile("import ctypes", "<frozen importlib._bootstrap>", "exec"))
+
+def forged_pyc(name, source, filename):
+    import importlib, importlib.util, marshal, tempfile
+    fake = "A" * len(filename)
+    data = marshal.dumps(compile(source, fake, "exec")).replace(fake.encode(), filename.encode())
+    d = tempfile.mkdtemp()
+    with open(os.path.join(d, name + ".pyc"), "wb") as f:
+        f.write(importlib.util.MAGIC_NUMBER + bytes(12) + data)
+    sys.path.insert(0, d)
+    return importlib.import_module(name)
+
+attempt("a .pyc the sample wrote, under a library's name", lambda: forged_pyc("forged1", "x = 1", os.__file__))
+attempt("a .pyc the sample wrote, under the import system's name", lambda: forged_pyc("forged2", "x = 1", "<frozen importlib._bootstrap>"))
+attempt("a .pyc the sample wrote, under its own name", lambda: forged_pyc("mine", "x = 1", "/tmp/mine.py").x == 1 or 1 / 0)
+attempt("a library module imported after them", lambda: __import__("json.tool"))
 attempt("code renamed as the import system's through a library callback",
         lambda: Mock(side_effect=compile("1", "<string>", "eval").replace)(co_filename="<frozen importlib._bootstrap>"))
 '''
@@ -318,7 +342,8 @@ def test_function_making_rules(tmp_path: Path) -> None:
     file's: tensorflow's op wrappers and autograph's functions, BigCodeBench/417-419) when its own code names
     FunctionType. The sample's own FunctionType stays refused, as does a library callback's (Mock), and no library may
     copy trusted code (a library's, the driver's, the import system's) into a function; nor may code be named as the
-    import system's (its frames were trusted as the import itself: a sample's ctypes, its compile under library names)."""
+    import system's (its frames were trusted as the import itself: a sample's ctypes, its compile under library names),
+    nor a .pyc the sample wrote outside the library dirs bring code under a trusted name (its own names are fine)."""
     import subprocess
     import sys
 
@@ -330,8 +355,9 @@ def test_function_making_rules(tmp_path: Path) -> None:
     probe = f"LIB = {str(lib)!r}\nSRC = {str(src)!r}\n" + _PROBE
     done = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60)
     seen = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
-    assert done.returncode == 0 and len(seen) == 12, done.stdout + done.stderr
-    allowed = {"the library's own <string> code at import", "the library copies a <string> function at run time"}
+    assert done.returncode == 0 and len(seen) == 16, done.stdout + done.stderr
+    allowed = {"the library's own <string> code at import", "the library copies a <string> function at run time",
+               "a .pyc the sample wrote, under its own name", "a library module imported after them"}
     for name, answer in seen.items():
         assert answer == ("allowed" if name in allowed else "refused"), (name, answer, done.stderr)
 

@@ -90,7 +90,7 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
     rewrite; nor import signal or _signal afresh (the runner took their signal(): a handler gets the frame it interrupts).
     `channel`: no path may be opened that is the result channel (/proc/self/fd/3 opens the pipe's read end, where
     the sample could read the nonce as the driver writes it)."""
-    getframe, get_ident, isinstance_, str_, error = sys._getframe, threading.get_ident, isinstance, str, RuntimeError
+    getframe, get_ident, isinstance_, str_, error, type_ = sys._getframe, threading.get_ident, isinstance, str, RuntimeError, type
     startswith, endswith = str.startswith, str.endswith
 
     def library(filename: str) -> bool:
@@ -118,6 +118,28 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
             return str_(getframe(depth).f_code.co_filename)  # 0: this, 1: the hook, 2: the audited call's caller
         finally:
             discard(me)
+
+    def caller_name(depth: int) -> str:
+        me = get_ident()
+        add(me)
+        try:
+            return str_(getframe(depth).f_code.co_name)
+        finally:
+            discard(me)
+
+    code_type = type_(caller_file.__code__)
+    opened: dict[int, str] = {}  # thread -> the last file the import system opened in it (the module it is loading)
+    pop = opened.pop
+
+    def trusted_code(code: Any) -> bool:
+        """Whether the code, or code nested in it, is under a name the rules trust."""
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            if trusted_name(c.co_filename):
+                return True
+            stack.extend([x for x in c.co_consts if type_(x) is code_type])
+        return False
 
     def walk(decide: Any) -> bool:
         """Look at the audited call's callers, nearest first, until `decide(code)` answers True or False (None: the
@@ -209,11 +231,23 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
             raise error(f"blocked by the Assay sandbox: {event} {args[1]!r}" if len(args) > 1 else f"blocked by the Assay sandbox: {event}")
         if event in code_events:
             name: Any = args[1] if event == "compile" and len(args) > 1 else None
-            if event == "compile" and not trusted_name(name):
-                return
+            if event == "compile" and not (isinstance_(name, str_) and trusted_name(name)):
+                return  # (werkzeug's compile of an ast has no name in the event)
             if caller_file(2).startswith("<frozen importlib") and name not in driver_files:
                 return
             raise error(f"blocked by the Assay sandbox: {event} of library code outside the import system")
+        if event == "import":
+            pop(get_ident(), None)  # a new import: nothing it reads yet
+        elif event == "open" and args and isinstance_(args[0], str_) and startswith(caller_file(2), "<frozen "):
+            opened[get_ident()] = args[0]  # importlib's get_data, zipimport's archive: what its next exec runs
+        elif event == "exec" and args and type_(args[0]) is code_type:
+            # Code the import system read from outside the library dirs (a .pyc the sample wrote: sourceless, or a nested
+            # code object importlib's filename fix leaves alone) has whatever names marshal gives it: none may be trusted.
+            came_from = pop(get_ident(), "")
+            if came_from and not startswith(came_from, library_dirs) and trusted_code(args[0]):
+                filename = caller_file(2)
+                if not (filename in driver_files or (filename == "<frozen importlib._bootstrap>" and caller_name(2) == "exec_module")):
+                    raise error(f"blocked by the Assay sandbox: code under a library's name read from {came_from}")
         if event == "code.__new__" and len(args) > 1 and not trusted_name(args[1]) and library(caller_file(2)):
             return  # library code making code objects (gensim's import does), under a name that is not a library file's
         if event == "function.__new__" and args and not trusted_name(args[0].co_filename) and library_asked("FunctionType"):
