@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
+import threading
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from assay.problems import Status
 
-# scipy 1.15 renamed `random_state` to `rng`; both accept a Generator.
-_RNG_ARG = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+
+@functools.cache
+def _stats() -> tuple[Any, str]:
+    """scipy.stats (0.6 s to import, so not at start-up: a run imports it beside its judging, `warm_up`) and its
+    bootstrap's seed argument (scipy 1.15 renamed `random_state` to `rng`; both accept a Generator)."""
+    from scipy import stats
+
+    return stats, "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+
+
+def warm_up() -> threading.Thread:
+    """Import what scoring needs in a thread of its own, while the samples are judged, instead of after them."""
+    thread = threading.Thread(target=_stats, name="assay-import-scipy", daemon=True)
+    thread.start()
+    return thread
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -93,6 +108,7 @@ def bootstrap_mean_ci(
     if np.all(values == values[0]):
         v = float(values[0])
         return v, v
+    stats, rng_arg = _stats()
     for method in ("BCa", "percentile"):
         with warnings.catch_warnings():
             # BCa is undefined for some lopsided samples; fall back rather than print a warning.
@@ -105,7 +121,7 @@ def bootstrap_mean_ci(
                 method=method,
                 vectorized=True,
                 axis=0,
-                **{_RNG_ARG: np.random.default_rng(seed)},
+                **{rng_arg: np.random.default_rng(seed)},
             )
         low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
         if math.isfinite(low) and math.isfinite(high):

@@ -275,9 +275,18 @@ def execute(bench: Benchmark, source: SampleSource, run_dir: Path, sandbox: Sand
 
     progress = _Progress(plain)
     started = time.monotonic()
+    close = getattr(sandbox, "close", None)
+    closing: list[threading.Thread] = []
+
+    def judged() -> None:  # the sandbox is done once every sample is judged: stop its workers while the run scores
+        if close is not None:
+            closing.append(threading.Thread(target=close, name="assay-sandbox-close"))
+            closing[0].start()
+
     try:
         outcome = pipeline.run(bench, source, run_dir, sandbox=sandbox, ks=ks, settings=settings, workers=workers,
-                               cache_dir=cache, use_cache=use_cache, progress=progress, **({"scheduler": scheduler} if scheduler else {}))
+                               cache_dir=cache, use_cache=use_cache, progress=progress, judged=judged,
+                               **({"scheduler": scheduler} if scheduler else {}))
     except (RunStoreError, GenerationAborted, TemplateError, RayUnavailable) as exc:
         progress.stop()
         fail(str(exc))
@@ -287,7 +296,8 @@ def execute(bench: Benchmark, source: SampleSource, run_dir: Path, sandbox: Sand
                   "run the same command again to continue", highlight=False, soft_wrap=True)
         raise typer.Exit(130) from None
     finally:
-        close = getattr(sandbox, "close", None)
+        for thread in closing:
+            thread.join()
         if close:
             close()
     progress.stop()

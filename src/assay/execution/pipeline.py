@@ -22,6 +22,7 @@ from assay.execution.schedulers import LocalScheduler, SchedulerFactory
 from assay.execution.sources import SamplesFile, SampleSource
 from assay.generation import GenerationStats
 from assay.languages import toolchains_record
+from assay.metrics import warm_up
 from assay.problems import Benchmark
 from assay.provenance import RunRecord, SandboxInfo, assay_info, benchmark_info
 from assay.samples import Sample
@@ -79,9 +80,11 @@ def run(
     use_cache: bool = True,
     progress: Progress | None = None,
     scheduler: SchedulerFactory = LocalScheduler,
+    judged: Callable[[], None] | None = None,
 ) -> RunOutcome:
     """Run one source through the pipeline; without a sandbox the samples are only stored (`assay generate`).
-    `scheduler` makes what runs the judge jobs (the local pool by default): the pipeline is the same whatever runs them."""
+    `scheduler` makes what runs the judge jobs (the local pool by default): the pipeline is the same whatever runs them.
+    `judged` is called once every sample is judged, before scoring (the CLI closes its sandbox there, beside the scoring)."""
     ks = [1] if ks is None else ks
     report: Progress = progress or (lambda *a, **k: None)
     store = RunStore(run_dir)
@@ -107,7 +110,10 @@ def run(
             for _sample in stream:
                 pass
         else:
+            warm_up()  # scoring's imports, beside the judging
             defects = _judge(executor, stream, store, problems, source, report, cache_dir if use_cache else None)
+            if judged is not None:
+                judged()
         samples_path = source.finish(store)
         outcome = RunOutcome(config=config, stats=source.stats, errors=source.errors, samples_path=samples_path)
         if executor is not None:
