@@ -180,6 +180,10 @@ HOSTILE = {
         "    d = tempfile.mkdtemp()\n    with open(os.path.join(d, 'assay_forged.pyc'), 'wb') as f:\n"
         "        f.write(importlib.util.MAGIC_NUMBER + bytes(12) + data)\n    sys.path.insert(0, d)\n    import assay_forged\n",
     # the signal guard's real signal() and its caller check were names in its globals, reachable the same way
+    # past the task cap of a run with a package environment (256): the forks fail, the sleepers die with the run
+    "a fork bomb past the task cap": "    import os, time\n    for _ in range(400):\n        try:\n            if os.fork() == 0:\n"
+                                     "                time.sleep(600)\n        except OSError:\n            break\n"
+                                     "    return {k: 1.0 for k in LETTERS}\n",
     "rewrites the signal guard's globals": "    import signal\n    signal.signal.__globals__['library_dirs'] = ('',)\n"
                                            "    signal.signal(signal.SIGUSR1, lambda *a: None)\n" + CORRECT,
 }

@@ -27,6 +27,8 @@ from assay.sandbox.base import Sandbox, SandboxLimits, SandboxResult
 _HERE = Path(__file__).parent
 CLASS_LIMIT = 10.0  # CPU seconds for one test class (upstream: 5 s of wall time under func_timeout)
 LOAD_LIMIT = 10.0
+TASKS = 64  # processes and threads of a run
+LIBRARY_TASKS = 256  # with a benchmark's package environment: tensorflow's thread pools (BigCodeBench/289's five folds pass 64)
 
 
 @cache
@@ -191,6 +193,6 @@ def judge_unittest_program(sandbox: Sandbox, problem: Problem, code: str, limits
         job["patched_builtins"] = patched_builtins(tests.code)
     cpu = class_limit * max(1, len(classes)) + LOAD_LIMIT + 5
     box = SandboxLimits(cpu_seconds=cpu, wall_seconds=max(limits.run_wall, 3 * cpu + 10), memory_bytes=tests.memory_bytes or 4 * 1024**3,
-                        processes=64, output_bytes=limits.output_bytes)
+                        processes=TASKS if tests.env is None else LIBRARY_TASKS, output_bytes=limits.output_bytes)
     expected = {c: job["tests"][c] for c in classes}
     return judge_unittest(run_unittest(sandbox, job, box), expected)
