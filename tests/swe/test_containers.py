@@ -99,6 +99,7 @@ def _grade(fixture, patch: str, sandbox: Sandbox | None = None, **kwargs):  # ty
 
 
 @pytest.mark.shared_data
+@pytest.mark.containers_alone
 def test_podman_grades_as_bwrap_does_and_hostile_patches_fail_there_too(sqlparse, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     task, store, _, engine = sqlparse
     gold, in_bwrap = _grade(sqlparse, task.patch), _grade(sqlparse, task.patch, Sandbox())
@@ -125,6 +126,7 @@ def test_podman_grades_as_bwrap_does_and_hostile_patches_fail_there_too(sqlparse
 
 
 @pytest.mark.shared_data
+@pytest.mark.containers_alone
 def test_a_looping_patch_times_out_in_the_container_and_the_container_goes(sqlparse, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     task, store, env, engine = sqlparse
     loop = _patch(store, task, tmp_path, {"sqlparse/__init__.py": "\nwhile True:\n    pass\n"})
@@ -163,6 +165,7 @@ def _instance_image(engine: Engine, task: Task, store: RepoStore, tmp: Path, tag
 
 @pytest.mark.slow
 @pytest.mark.shared_data
+@pytest.mark.containers_alone
 def test_a_per_instance_image_in_swe_benchs_layout_grades_with_its_own_environment(sqlparse, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     task, store, _, engine = sqlparse
     tag = "localhost/assay-test-sweb.eval.x86_64.{id}"
