@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assay import values
-from assay.judging.records import read_records
+from assay.judging.records import Records, read_records
 from assay.languages import plaindata
 from assay.languages.python import BigOutput
 from assay.oracles import compare_output
@@ -100,12 +100,13 @@ def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: st
 
 def _judge_run(language: Language, plan: CasePlan, limits: PhaseLimits, result: SandboxResult, returns: values.Type) -> tuple[Verdict, bool]:
     """The verdict of a case run, and whether its harness reported anything (a record, or data that poses as one)."""
-    verdict = _judge_records(language, plan, limits, result, returns)
-    records = read_records(result.channel, len(plan.calls)) if verdict.status is not Status.PASSED else None
-    return verdict, records is None or bool(records.results or records.done or records.forged)
+    records = read_records(result.channel, len(plan.calls))
+    verdict = _judge_records(language, plan, limits, result, returns, records)
+    return verdict, verdict.status is Status.PASSED or bool(records.results or records.done or records.forged)
 
 
-def _judge_records(language: Language, plan: CasePlan, limits: PhaseLimits, result: SandboxResult, returns: values.Type) -> Verdict:
+def _judge_records(language: Language, plan: CasePlan, limits: PhaseLimits, result: SandboxResult, returns: values.Type,
+                   records: Records) -> Verdict:
     from assay.languages.base import build_failure, error_line, run_failure
 
     failure = build_failure(result, limits)
@@ -113,7 +114,6 @@ def _judge_records(language: Language, plan: CasePlan, limits: PhaseLimits, resu
         return failure
     output = result.stdout.decode("utf-8", "replace")
     duration = result.wall_seconds
-    records = read_records(result.channel, len(plan.calls))
     if records.forged:
         return Verdict(Status.FAILED, message=f"failed: the result channel holds data no harness wrote ({records.forged})",
                        duration_s=duration, stdout=output[-4000:])
