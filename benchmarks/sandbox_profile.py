@@ -5,8 +5,9 @@
 
 The zygote's source is copied with time stamps added at each step (the copy is what runs; Assay's own file
 is not changed), then one worker runs the same two-phase job (a build and a run of `argv`, the shape of an
-interpreted language's case run) many times. Each step's median is printed, from the host's send to the
-host's reply: how long the zygote takes to make the run's namespaces (fork, unshare, the id maps, fork of the
+interpreted language's case run) many times, under the zygote's Python init and then under the C run init
+(_run_init.c, which phased runs use where a C compiler built it; only the zygote's steps around it are
+stamped). Each step's median is printed, from the host's send to the host's reply: how long the zygote takes to make the run's namespaces (fork, unshare, the id maps, fork of the
 run's init), the init's mounts and files, each phase's start and end, the namespaces' teardown.
 
 --bare-cost judges the distinct programs of the real samples (WizardCoder-34B's, as benchmarks/speed.py) with the
@@ -130,38 +131,48 @@ def main() -> None:
         copy = Path(tmp) / "zygote_main.py"
         copy.write_text(instrumented(zygote_module._MAIN.read_text()))
         zygote_module._MAIN = copy
-        limits = SandboxLimits(cpu_seconds=5, wall_seconds=10, memory_bytes=1 << 31, processes=64, file_size_bytes=1 << 24, open_files=256)
-        sandbox = ZygoteSandbox()
-        sandbox.run(["/bin/true"], {}, limits)
-        zygote = sandbox._all[0]
-        pump, replies = zygote._pump, []
-
-        def spy(*a, **k):  # type: ignore[no-untyped-def]
-            out = pump(*a, **k)
-            replies.append(out[0])
-            return out
-
-        zygote._pump = spy  # type: ignore[method-assign]
         argv = tuple(args.argv.split())
-        phases = [Phase("build", argv, 5, 10), Phase("run", argv, 5, 10)]
-        steps: dict[str, list[float]] = collections.defaultdict(list)
-        totals = []
-        for _ in range(args.runs):
-            start = time.monotonic()
-            result = sandbox.run_phases(phases, {"main.sh": b"x" * 2000}, limits)
-            end = time.monotonic()
-            inside = json.loads(result.stderr.decode().split("STAMPS ", 1)[1])
-            received, replied = replies[-1]["t"]
-            points = [("host sends the job", start), ("zygote has read it", received), *inside,
-                      ("zygote has reaped the init (namespaces gone)", replied), ("host has the reply", end)]
-            for (a, ta), (b, tb) in itertools.pairwise(points):
-                steps[f"{a} -> {b}"].append((tb - ta) * 1000)
-            totals.append((end - start) * 1000)
-        sandbox.close()
-    print(f"{args.runs} runs of two phases of {args.argv!r}, one worker; median ms per step:")
-    for name, values in steps.items():
-        print(f"{statistics.median(values):7.3f}  {name}")
-    print(f"{statistics.median(totals):7.3f}  total (median; best {min(totals):.3f})")
+        for c_init in (False, True):
+            steps, totals = profile(argv, args.runs, c_init)
+            which = "the C run init (_run_init.c)" if c_init else "the zygote's Python init"
+            print(f"{args.runs} runs of two phases of {args.argv!r} under {which}, one worker; median ms per step:")
+            for name, values in steps.items():
+                print(f"{statistics.median(values):7.3f}  {name}")
+            print(f"{statistics.median(totals):7.3f}  total (median; best {min(totals):.3f})")
+
+
+def profile(argv: tuple[str, ...], runs: int, c_init: bool) -> tuple[dict[str, list[float]], list[float]]:
+    """Each step's times over `runs` runs of a two-phase job; the C init's steps are timed from the zygote only."""
+    limits = SandboxLimits(cpu_seconds=5, wall_seconds=10, memory_bytes=1 << 31, processes=64, file_size_bytes=1 << 24, open_files=256)
+    sandbox = ZygoteSandbox(c_init=c_init)
+    if c_init and not sandbox.run_init:
+        raise SystemExit("the C run init could not be built here (no C compiler?)")
+    sandbox.run(["/bin/true"], {}, limits)
+    zygote = sandbox._all[0]
+    pump, replies = zygote._pump, []
+
+    def spy(*a, **k):  # type: ignore[no-untyped-def]
+        out = pump(*a, **k)
+        replies.append(out[0])
+        return out
+
+    zygote._pump = spy  # type: ignore[method-assign]
+    phases = [Phase("build", argv, 5, 10), Phase("run", argv, 5, 10)]
+    steps: dict[str, list[float]] = collections.defaultdict(list)
+    totals = []
+    for _ in range(runs):
+        start = time.monotonic()
+        result = sandbox.run_phases(phases, {"main.sh": b"x" * 2000}, limits)
+        end = time.monotonic()
+        inside = [] if c_init else json.loads(result.stderr.decode().split("STAMPS ", 1)[1])
+        received, replied = replies[-1]["t"]
+        last = "zygote has reaped the init (namespaces gone)"
+        points = [("host sends the job", start), ("zygote has read it", received), *inside, (last, replied), ("host has the reply", end)]
+        for (a, ta), (b, tb) in itertools.pairwise(points):
+            steps[f"{a} -> {b}"].append((tb - ta) * 1000)
+        totals.append((end - start) * 1000)
+    sandbox.close()
+    return steps, totals
 
 
 if __name__ == "__main__":

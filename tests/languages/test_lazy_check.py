@@ -52,6 +52,13 @@ CASES: dict[str, tuple[str, str, str, str, str]] = {
         '  1)\n(eprintf "main.rkt:3:2: read-syntax: expected a `)` to close `(`\\n")\n(exit 1)\n',
         '  1)\n(with-output-to-file "/proc/self/fd/3" #:exists \'append (lambda () (display "0 v 1\\n1 v 5\\n2 v 1\\n3 v 5\\ndone 4\\n")))\n(gcdd 1 2)\n',
     ),
+    "lua": (
+        "multipl-e/humaneval-lua",
+        "    while b ~= 0 do a, b = b, a % b end\n    return a\nend\n",
+        "    return a +* b\nend\n",
+        '    return 1\nend\nio.stderr:write("lua5.4: main.lua:3: unexpected symbol near \'*\'\\n")\nos.exit(1)\n',
+        '    return 1\nend\nlocal o = io.open("/dev/fd/3", "w") o:write("0 v 1\\n1 v 5\\n2 v 1\\n3 v 5\\ndone 4\\n") o:close()\nreturn a +* \n',
+    ),
     "javascript": (
         "multipl-e/humaneval-js",
         "  while (b) { [a, b] = [b, a % b]; }\n  return a;\n}\n",

@@ -7,6 +7,7 @@ module bodies) wrote fd 3; a run sleeping 100 s a call ran for 200 s. Every sand
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -48,7 +49,8 @@ os._exit(7)
 
 def _sandboxes() -> Iterator[object]:
     yield pytest.param("zygote", id="zygote")
-    yield pytest.param("zygote-fork", id="zygote-fork")  # the init forks itself for each phase, not posix_spawn
+    yield pytest.param("zygote-python", id="zygote-python")  # the zygote's Python init, not the C one
+    yield pytest.param("zygote-fork", id="zygote-fork")  # the Python init forks itself for each phase, not posix_spawn
     yield pytest.param("bubblewrap", id="bubblewrap")
     yield pytest.param("process", id="process")
 
@@ -60,8 +62,11 @@ def sandbox(request: pytest.FixtureRequest) -> Iterator[Sandbox]:
         pytest.skip("nested user namespaces are not available here")
     if kind != "process" and not BubblewrapSandbox.available():
         pytest.skip("bubblewrap is not available here")
-    box: Sandbox = ZygoteSandbox(spawn=False) if kind == "zygote-fork" else {
-        "zygote": ZygoteSandbox, "bubblewrap": BubblewrapSandbox, "process": ProcessSandbox}[kind]()
+    box: Sandbox = {
+        "zygote": ZygoteSandbox, "zygote-python": lambda: ZygoteSandbox(c_init=False), "zygote-fork": lambda: ZygoteSandbox(spawn=False, c_init=False),
+        "bubblewrap": BubblewrapSandbox, "process": ProcessSandbox}[kind]()
+    if kind == "zygote" and shutil.which("cc"):
+        assert isinstance(box, ZygoteSandbox) and box.run_init, "a C compiler is here, so phased runs use the C run init"
     yield box
     close = getattr(box, "close", None)
     if close:
@@ -188,3 +193,25 @@ def test_a_phase_that_cannot_start_is_status_127(sandbox: Sandbox) -> None:
     result = sandbox.run_phases([Phase("build", ("/no/such/compiler", "x"), 5, 10, output="stderr"), run(("/bin/true",))], {}, SandboxLimits())
     assert [(p.name, p.exit_code) for p in result.phases] == [("build", 127)], result
     assert b"/no/such/compiler" in result.stderr and result.channel == b""
+
+
+def test_a_phased_run_sees_its_files_its_env_and_fresh_dirs(sandbox: Sandbox) -> None:
+    script = 'cat pkg/sub/data.txt; echo "[$ASSAY_PROBE]"; ls -A "$TMPDIR"; pwd; ls pkg'
+    files = {"pkg/sub/data.txt": b"nested\n", "pkg/top.txt": b""}
+    first = sandbox.run_phases([run(("/bin/sh", "-c", 'touch "$TMPDIR/left-over"; ' + script))], files, SandboxLimits(), env={"ASSAY_PROBE": "x y"})
+    assert first.phases[0].exit_code == 0, first
+    assert first.stdout.startswith(b"nested\n[x y]\nleft-over\n"), first.stdout
+    assert first.stdout.endswith(b"sub\ntop.txt\n"), first.stdout
+    again = sandbox.run_phases([run(("/bin/sh", "-c", script))], files, SandboxLimits(), env={"ASSAY_PROBE": "x y"})
+    assert b"left-over" not in again.stdout, again.stdout  # each run has its own /tmp
+
+
+def test_the_run_may_open_its_channel_for_writing_only(sandbox: Sandbox) -> None:
+    # A language that cannot write to an inherited descriptor (Lua, R) opens /dev/fd/3 anew: the channel lets it.
+    result = sandbox.run_phases([run(("/bin/sh", "-c", "echo opened > /dev/fd/3 && echo ok"))], {}, SandboxLimits())
+    assert result.phases[0].exit_code == 0 and result.channel == b"opened\n", result
+    if isinstance(sandbox, ProcessSandbox):
+        return  # the run is our own uid there, so the pipe is its own
+    # Reading it back (or through its read end) is not the run's: only the judge reads the channel.
+    result = sandbox.run_phases([run(("/bin/sh", "-c", "cat /dev/fd/3 < /dev/null; echo status $?"))], {}, SandboxLimits())
+    assert b"status 1" in result.stdout and b"ermission denied" in result.stdout, result.stdout

@@ -3,8 +3,9 @@
 MultiPL-E's Lua tests are a LuaUnit test function of `lu.assertEquals(candidate(...), expected)`.
 Judged as cases, the program is the sample (less a module-style final `return`) followed by a
 harness that binds `candidate` as the tests do, runs each call in order under pcall and writes its
-result, encoded at the declared result type, to fd 3 (assay.judging.records), through a `cat` it
-starts (plain Lua has no way to write to a file descriptor it did not open). As under LuaUnit, an
+result, encoded at the declared result type, to fd 3 (assay.judging.records), which it opens anew as
+/dev/fd/3 (plain Lua has no way to write to a file descriptor it did not open; the sandboxes let the
+run open the channel for writing, and elsewhere it starts a `cat` that writes there). As under LuaUnit, an
 `os.exit` during a call is that case's error, not the end of the run.
 
 Equality: LuaUnit's assertEquals is Lua's `==` on scalars (1 == 1.0; a string is never a number,
@@ -50,7 +51,9 @@ lu.oldOsExit(0)
 # type is written as a JSON object naming its Lua type, which decodes as nothing (a failed case).
 CASE_HARNESS = r"""
 do
-local assay_out = assert(io.popen("exec cat >&3", "w"))  -- Lua cannot open fd 3 itself (/dev/fd/3 is not ours to open)
+-- Lua cannot write to an inherited descriptor: it opens fd 3 anew (the sandbox lets the run's uid open the
+-- channel for writing), or starts a cat that writes there where it cannot.
+local assay_out = io.open("/dev/fd/3", "w") or assert(io.popen("exec cat >&3", "w"))
 assay_out:setvbuf("no")
 local assay_type = __TYPE__
 local assay_exit, assay_type_of, assay_format, assay_tostring, assay_pcall = os.exit, type, string.format, tostring, pcall
@@ -176,6 +179,9 @@ class Lua(Language):
     version_args = ("-v",)
     install_hint = "apt-get install -y lua5.4 lua-unit"
     build = "{luac5_4} -p main.lua"
+    # Lua compiles the whole chunk before it runs any of it, and each case runs under pcall: a run that reported a
+    # case had no syntax error, so a case run skips the check and checks only a run that reported none.
+    build_checks_only = True
     run = "{lua5_4} main.lua"
     stub = '    error("stub")\nend\n'
     limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)

@@ -14,16 +14,20 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import hashlib
 import json
+import logging
 import math
 import os
 import queue
 import select
+import shutil
 import signal
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -32,9 +36,22 @@ from typing import Any
 
 from assay.sandbox.base import Phase, PhaseResult, SandboxLimits, SandboxResult
 from assay.sandbox.bubblewrap import BubblewrapSandbox, _memfd
-from assay.sandbox.process import FLOOD_BYTES, Capture, _channel_cap, _raw_status, check_files, default_env, parse_phases, phased_limits, relative_path
+from assay.sandbox.process import (
+    CHANNEL_MODE,
+    FLOOD_BYTES,
+    Capture,
+    _channel_cap,
+    _raw_status,
+    check_files,
+    default_env,
+    parse_phases,
+    phased_limits,
+    relative_path,
+)
 
 _MAIN = Path(__file__).with_name("_zygote_main.py")
+_RUN_INIT_SOURCE = Path(__file__).with_name("_run_init.c")
+_log = logging.getLogger(__name__)
 _WORK = "/sandbox"
 _IN_PROCESS_FLAGS = {"-I", "-S", "-X", "faulthandler"}
 _READ = 1 << 16
@@ -49,8 +66,9 @@ class ZygoteDied(RuntimeError):
 class _Zygote:
     """One zygote process and the socket to it."""
 
-    def __init__(self, base: BubblewrapSandbox, spawn: bool = True) -> None:
+    def __init__(self, base: BubblewrapSandbox, spawn: bool = True, run_init: str | None = None) -> None:
         self.spawn = spawn
+        self.run_init = run_init
         self._stack = contextlib.ExitStack()
         zlimits = SandboxLimits(
             cpu_seconds=10**7, wall_seconds=10**7, memory_bytes=1 << 44, processes=4096,
@@ -106,6 +124,7 @@ class _Zygote:
             "blob_size": len(blob),
             "phases": [dataclasses.asdict(p) for p in phases],
             "spawn": self.spawn,
+            "run_init": self.run_init,
             "limits": {
                 "cpu_seconds": limits.cpu_seconds,
                 "wall_seconds": limits.wall_seconds,
@@ -118,6 +137,7 @@ class _Zygote:
         }
         encoded = json.dumps(header).encode()
         pipes = {name: os.pipe() for name in ("stdin", "stdout", "stderr", "channel", "status")}
+        os.fchmod(pipes["channel"][1], CHANNEL_MODE)
         theirs = [pipes["stdin"][0], pipes["stdout"][1], pipes["stderr"][1], pipes["channel"][1], pipes["status"][1]]
         ours = {"stdout": pipes["stdout"][0], "stderr": pipes["stderr"][0], "channel": pipes["channel"][0], "status": pipes["status"][0]}
         start = time.monotonic()
@@ -261,8 +281,15 @@ class ZygoteSandbox:
         "dirs only; the run's pid namespace is killed at the end (as root: a dedicated uid per worker)"
     )
 
-    def __init__(self, ro_binds: Sequence[str] = (), channel_bytes: int | None = None, spawn: bool | None = None) -> None:
-        self._base = BubblewrapSandbox(ro_binds, channel_bytes)
+    def __init__(
+        self, ro_binds: Sequence[str] = (), channel_bytes: int | None = None, spawn: bool | None = None, c_init: bool | None = None
+    ) -> None:
+        # Phased runs start under the C run init (_run_init.c, built once per machine) where a C compiler
+        # is here; ASSAY_SANDBOX_INIT=python (or c_init=False) keeps them on the Python init.
+        if c_init is None:
+            c_init = os.environ.get("ASSAY_SANDBOX_INIT", "c") != "python"
+        self.run_init = run_init_binary() if c_init else None
+        self._base = BubblewrapSandbox([*ro_binds, *([self.run_init] if self.run_init else [])], channel_bytes)
         self.channel_bytes = channel_bytes
         # Whether the run's init starts phases with posix_spawn where their limits allow (else it forks
         # itself for each); ASSAY_SANDBOX_SPAWN=0 turns it off.
@@ -290,7 +317,7 @@ class ZygoteSandbox:
         with self._lock:
             if self._closed:  # stopping (Ctrl-C): runs still in flight end, and none starts a zygote again
                 raise ZygoteDied("the sandbox is closed")
-            zygote = _Zygote(self._base, self.spawn)
+            zygote = _Zygote(self._base, self.spawn, self.run_init)
             self._all.append(zygote)
         return zygote
 
@@ -367,6 +394,37 @@ class ZygoteSandbox:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
             self.close()
+
+
+@functools.cache
+def run_init_binary() -> str | None:
+    """The C run init, built from _run_init.c once per machine into the cache (static where libc.a is
+    here); None where no C compiler can build it (the zygote's Python init runs the phases then)."""
+    source = _RUN_INIT_SOURCE.read_bytes()
+    digest = hashlib.sha256(source + os.uname().machine.encode()).hexdigest()[:16]
+    cache = Path(os.environ.get("ASSAY_CACHE_DIR") or Path.home() / ".cache" / "assay") / "sandbox"
+    binary = cache / f"run-init-{digest}"
+    if binary.is_file() and os.access(binary, os.X_OK):
+        return str(binary)
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        _log.info("no C compiler: phased runs use the zygote's Python init")
+        return None
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=cache) as tmp:
+            out = Path(tmp) / "run-init"
+            for static in (["-static"], []):
+                done = subprocess.run(
+                    [compiler, "-O2", *static, "-o", str(out), str(_RUN_INIT_SOURCE)], capture_output=True, timeout=120, check=False
+                )
+                if done.returncode == 0:
+                    os.replace(out, binary)  # atomic: a concurrent build leaves one whole binary
+                    return str(binary)
+            _log.warning("cannot build the C run init (phased runs use the Python init): %s", done.stderr.decode(errors="replace")[-300:])
+    except (OSError, subprocess.SubprocessError) as exc:
+        _log.warning("cannot build the C run init (phased runs use the Python init): %s", exc)
+    return None
 
 
 @functools.cache
