@@ -44,7 +44,7 @@ STAMPS = [
     ("        kill_all_but_me()\n        cpu =", '        kill_all_but_me()\n        stamp("phase reaped, the rest killed")\n        cpu ='),
     ('    for fd in fds[:4]:\n        os.close(fd)\n    os.write(status_fd, "".join(results).encode())',
      '    os.write(fds[2], ("STAMPS " + json.dumps(STAMPS) + "\\n").encode())\n    for fd in fds[:4]:\n        os.close(fd)\n    os.write(status_fd, "".join(results).encode())'),
-    ("        g = start_job(header, fds, blob)\n", "        t_recv = time.monotonic()\n        g = start_job(header, fds, blob)\n"),
+    ("        g = start_native_job(", "        t_recv = time.monotonic()\n        g = start_native_job("),
     ('        sock.sendall(json.dumps({"timed_out": bool(timed_out), "started": g > 0}).encode() + b"\\n")',
      '        sock.sendall(json.dumps({"timed_out": bool(timed_out), "started": g > 0, "t": [t_recv, time.monotonic()]}).encode() + b"\\n")'),
 ]

@@ -262,11 +262,28 @@ static void __attribute__((noreturn)) init(struct phase *phases, int nphases, ch
 }
 
 int main(int argc, char **argv) {
-    if (argc != 1 + J_COUNT) return 2;
-    for (int i = 0; i < J_COUNT; i++) { /* ours, close-on-exec, high: nothing else of the zygote's stays open */
-        int given = atoi(argv[1 + i]);
-        fds[i] = fcntl(given, F_DUPFD_CLOEXEC, FD_BASE + i);
-        if (fds[i] != FD_BASE + i) return 3;
+    if (argc != 1 + J_COUNT) return 2; /* not started by the zygote: nothing to report to */
+    /* Ours at FD_BASE.., close-on-exec: nothing else of the zygote's stays open. The numbers given may
+       lie anywhere, FD_BASE's range included (the zygote inherits its socket at the number the host's
+       process had, past 100 in a busy one), so each goes first above all of them, then into place. */
+    int given[J_COUNT], high[J_COUNT], top = FD_BASE + J_COUNT;
+    for (int i = 0; i < J_COUNT; i++) {
+        given[i] = atoi(argv[1 + i]);
+        if (given[i] >= top) top = given[i] + 1;
+    }
+    for (int i = 0; i < J_COUNT; i++) {
+        high[i] = fcntl(given[i], F_DUPFD_CLOEXEC, top);
+        if (high[i] < 0) {
+            say(given[J_STDERR], "sandbox: run setup failed: descriptor %d: %s\n", given[i], strerror(errno));
+            return 3;
+        }
+    }
+    for (int i = 0; i < J_COUNT; i++) { /* every high[i] is above FD_BASE + J_COUNT: none is overwritten here */
+        fds[i] = dup3(high[i], FD_BASE + i, O_CLOEXEC);
+        if (fds[i] != FD_BASE + i) {
+            say(given[J_STDERR], "sandbox: run setup failed: descriptor %d to %d: %s\n", given[i], FD_BASE + i, strerror(errno));
+            return 3;
+        }
     }
     syscall(SYS_close_range, 0U, (unsigned)FD_BASE - 1, 0U);
     syscall(SYS_close_range, (unsigned)(FD_BASE + J_COUNT), ~0U, 0U);

@@ -121,7 +121,8 @@ def warm_compile(script: str, blob: bytes) -> None:
 
 
 def preload() -> None:
-    """Import what the driver and typical samples import, once, so runs start warm."""
+    """Import what the driver and typical samples import, once, so runs start warm: before the first in-process
+    run (Python), not at start, where a zygote that only starts programs would pay for them (8 ms)."""
     import bisect, collections, copy, functools, hashlib, heapq, itertools, math, random, re, string, time, typing  # noqa: E401,F401,I001
 
 
@@ -445,11 +446,15 @@ def start_native_job(header: dict[str, Any], fds: list[int], blob: bytes) -> int
             break
         data += chunk
     os.close(r)
-    os.waitpid(c, 0)
+    _, status = os.waitpid(c, 0)
     try:
-        return int(data.strip() or 0)
+        g = int(data.strip() or 0)
     except ValueError:
-        return 0
+        g = 0
+    if g <= 0:  # say why, so a sandbox error is never a blank one
+        how = f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit status {os.WEXITSTATUS(status)}"
+        os.write(fds[2], f"sandbox: the run init ended before it started the run ({how})\n".encode())
+    return g
 
 
 class Reader:
@@ -492,6 +497,7 @@ def serve(sock: socket.socket) -> None:
         header = json.loads(reader.take(size))
         blob = reader.take(header["blob_size"])
         if header.get("inprocess"):
+            preload()
             preload_driver()
             warm_compile(header["argv"][-1], blob)
         g = start_native_job(header, fds, blob) if header.get("phases") and header.get("run_init") else None
@@ -527,8 +533,9 @@ def serve(sock: socket.socket) -> None:
 
 
 def main() -> None:
-    preload()
-    sock = socket.socket(fileno=int(sys.argv[1]))
+    fd = int(sys.argv[1])
+    os.set_inheritable(fd, False)  # passed in inheritable: no run init or program of ours may hold it
+    sock = socket.socket(fileno=fd)
     with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
         serve(sock)
 

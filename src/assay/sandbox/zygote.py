@@ -95,6 +95,21 @@ class _Zygote:
         self.uid = lease.uid
         self.healthy = True
 
+    def why_gone(self) -> str:
+        """How the zygote ended (or that it still runs), with the tail of what it printed: for the error."""
+        try:
+            code = self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            return "it is still running"
+        how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        said = b""
+        if self.proc.stderr is not None:
+            with contextlib.suppress(OSError):
+                os.set_blocking(self.proc.stderr.fileno(), False)
+                said = self.proc.stderr.read() or b""
+        tail = said.decode(errors="replace").strip()[-300:]
+        return f"it ended with {how}" + (f": {tail}" if tail else "")
+
     def close(self) -> None:
         """Stop the zygote and everything under it."""
         self.healthy = False
@@ -159,12 +174,16 @@ class _Zygote:
             ours["channel"]: Capture(limits.channel_bytes),
             ours["status"]: Capture(4096),
         }
-        reply, flooded = self._pump(pipes["stdin"][1], stdin, captures, start + limits.wall_seconds + _HOST_GRACE_S)
+        try:
+            reply, flooded = self._pump(pipes["stdin"][1], stdin, captures, start + limits.wall_seconds + _HOST_GRACE_S)
+        except OSError as exc:  # the socket reset: the zygote is gone
+            self.healthy = False
+            raise ZygoteDied(f"the zygote's socket failed ({exc}); {self.why_gone()}") from exc
         wall = time.monotonic() - start
         status_data = bytes(captures[ours["status"]].data)
         if reply is None:
             self.healthy = False
-            raise ZygoteDied("the zygote did not answer")
+            raise ZygoteDied(f"the zygote did not answer; {self.why_gone()}")
         phase_results: list[PhaseResult] = []
         if phases:
             phase_results = parse_phases(status_data, phases)
@@ -396,6 +415,21 @@ class ZygoteSandbox:
             self.close()
 
 
+def _c_compiler() -> str | None:
+    return shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+
+
+def _publish(built: Path, binary: Path) -> None:
+    """Put a built run init in place unless another process's build got there first, whose file then stays.
+
+    Never over it (os.replace would): a sandbox shows the run init to its runs through a mount view that
+    binds the file it found (the cache dir is closed to the run uid), and replacing that file unlinks the
+    view's inode, so every zygote started after it fails to bind it (two test workers, or two `assay`
+    processes, building at once on a fresh machine: CI's 'could not start the run')."""
+    with contextlib.suppress(FileExistsError):
+        os.link(built, binary)
+
+
 @functools.cache
 def run_init_binary() -> str | None:
     """The C run init, built from _run_init.c once per machine into the cache (static where libc.a is
@@ -406,25 +440,31 @@ def run_init_binary() -> str | None:
     binary = cache / f"run-init-{digest}"
     if binary.is_file() and os.access(binary, os.X_OK):
         return str(binary)
-    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    compiler = _c_compiler()
     if compiler is None:
         _log.info("no C compiler: phased runs use the zygote's Python init")
         return None
+    return str(binary) if build_run_init(compiler, binary) else None
+
+
+def build_run_init(compiler: str, binary: Path) -> bool:
+    """Build the run init with `compiler` and put it at `binary`, unless a concurrent build put one there
+    first (that one stays: see _publish); False, with a warning, when it cannot be built."""
     try:
-        cache.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=binary.parent) as tmp:
             out = Path(tmp) / "run-init"
             for static in (["-static"], []):
                 done = subprocess.run(
                     [compiler, "-O2", *static, "-o", str(out), str(_RUN_INIT_SOURCE)], capture_output=True, timeout=120, check=False
                 )
                 if done.returncode == 0:
-                    os.replace(out, binary)  # atomic: a concurrent build leaves one whole binary
-                    return str(binary)
+                    _publish(out, binary)
+                    return True
             _log.warning("cannot build the C run init (phased runs use the Python init): %s", done.stderr.decode(errors="replace")[-300:])
     except (OSError, subprocess.SubprocessError) as exc:
         _log.warning("cannot build the C run init (phased runs use the Python init): %s", exc)
-    return None
+    return False
 
 
 @functools.cache
