@@ -59,6 +59,13 @@ CASES: dict[str, tuple[str, str, str, str, str]] = {
         '    return 1\nend\nio.stderr:write("lua5.4: main.lua:3: unexpected symbol near \'*\'\\n")\nos.exit(1)\n',
         '    return 1\nend\nlocal o = io.open("/dev/fd/3", "w") o:write("0 v 1\\n1 v 5\\n2 v 1\\n3 v 5\\ndone 4\\n") o:close()\nreturn a +* \n',
     ),
+    "bash": (  # top-level code, as a model's completion can carry it: close the function, then open another
+        "multipl-e/humaneval-sh",
+        "    local a=$1 b=$2 t\n    while (( b != 0 )); do t=$b; b=$(( a % b )); a=$t; done\n    echo \"$a\"\n}\n",
+        "    if (( $1 > 0 )); then\n        echo 1\n}\n",  # `}` before `fi`: bash exits with 2 there, before any case
+        '    echo 1; }\necho "main.sh: line 3: syntax error near unexpected token \\`}\'" >&2\nexit 2\nunused() {\n    :\n',
+        "    echo 1; }\nprintf '0 v \"1\"\\n1 v \"5\"\\n2 v \"7\"\\n3 v \"12\"\\ndone 4\\n' >&3\nif then\nunused() {\n",
+    ),
     "javascript": (
         "multipl-e/humaneval-js",
         "  while (b) { [a, b] = [b, a % b]; }\n  return a;\n}\n",
@@ -115,3 +122,43 @@ def test_a_sample_cannot_pose_as_a_syntax_error_or_pass_by_failing_early(lang: t
     assert posed.status is Status.RUNTIME_ERROR, posed.message  # the check passes: it was the sample's own exit
     # Records written before the harness (at load, or before a syntax error the interpreter meets later) never pass.
     assert language.judge(box, problem, problem.prompt + forged).status in (Status.FAILED, Status.COMPILE_ERROR)
+
+
+# Bash parses as it runs: the check runs for a failed run that exited with status 2 (bash's status at a syntax error),
+# whatever the run reported before it.
+BASH_EXTGLOB = ("    :; }\nshopt -s extglob\ngreatest_common_divisor() {\n    local a=$1 b=$2 t\n    case $b in +([0-9])) ;; *) return 1 ;; esac\n"
+                "    while (( b != 0 )); do t=$b; b=$(( a % b )); a=$t; done\n    echo \"$a\"\n")
+
+
+@pytest.fixture
+def bash() -> tuple[Language, Any, Counting]:
+    language = language_or_skip("bash")
+    return language, benchmark(CASES["bash"][0]).problems[GCD], Counting(sandbox_for("bash"))
+
+
+def test_bash_checks_a_run_that_reported_every_case_then_met_a_syntax_error(bash: tuple[Language, Any, Counting]) -> None:
+    language, problem, box = bash
+    verdict = language.judge(box, problem, problem.prompt + CASES["bash"][4])  # type: ignore[arg-type]
+    assert verdict.status is Status.COMPILE_ERROR, verdict.message  # the forged records (every one right) count for nothing
+    assert box.runs == [["run"], ["build"]]
+
+
+def test_bash_does_not_check_a_run_a_signal_ended(bash: tuple[Language, Any, Counting]) -> None:
+    language, problem, box = bash
+    verdict = language.judge(box, problem, problem.prompt + language.stub)  # type: ignore[arg-type]
+    assert verdict.status is Status.RUNTIME_ERROR, verdict.message
+    assert box.runs == [["run"]]
+
+
+def test_bash_judges_a_run_that_exited_before_its_syntax_error_as_the_run_it_was(bash: tuple[Language, Any, Counting]) -> None:
+    language, problem, box = bash
+    verdict = language.judge(box, problem, problem.prompt + "    echo 1; }\nexit 3\nif then\nunused() {\n")  # type: ignore[arg-type]
+    assert verdict.status is Status.RUNTIME_ERROR, verdict.message  # as `bash main.sh` ran it (MultiPL-E's own command)
+    assert box.runs == [["run"]]
+
+
+def test_bash_passes_a_correct_sample_that_bash_n_rejects(bash: tuple[Language, Any, Counting]) -> None:
+    language, problem, box = bash
+    verdict = language.judge(box, problem, problem.prompt + BASH_EXTGLOB)  # type: ignore[arg-type]
+    assert verdict.status is Status.PASSED, verdict.message  # `bash -n` runs no shopt: `+([0-9])` is a syntax error to it
+    assert box.runs == [["run"]]

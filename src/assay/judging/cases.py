@@ -86,9 +86,9 @@ def judge_cases(language: Language, sandbox: Sandbox, problem: Problem, code: st
     lazy = language.build_checks_only
     result = language.run_program(sandbox, problem, files, limits, toolchain, channel_bytes=CHANNEL_BYTES, only="run" if lazy else None)
     verdict, reported = _judge_run(language, plan, limits, result, tests.signature.returns)
-    if lazy and verdict.status is not Status.PASSED and not reported:
-        # The run failed before its harness reported anything: a syntax error, or the sample's own code at load. The
-        # syntax check (the build a program skips) tells which, as it would have before the run.
+    if lazy and verdict.status is not Status.PASSED and language.check_may_explain(result, reported):
+        # The run failed before its harness reported anything (Bash: exited as at a syntax error): a syntax error, or the
+        # sample's own code at load. The syntax check (the build a program skips) tells which, as it would have before the run.
         check = language.run_program(sandbox, problem, files, limits, toolchain, only="build")
         if check.error or not any(p.name == "build" and p.ok for p in check.phases):
             failure = build_failure(check, limits)

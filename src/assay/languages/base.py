@@ -268,6 +268,12 @@ class Language(abc.ABC):
     def prepare(self, toolchain: Toolchain) -> None:  # noqa: B027 - a hook: most languages have nothing to prepare
         """Build what this toolchain's support directory gets on first use (once; a failure only costs speed)."""
 
+    def check_may_explain(self, result: SandboxResult, reported: bool) -> bool:
+        """Whether a failed case run may have failed on a syntax error, so that the check it skipped (`build_checks_only`)
+        must tell: a run whose harness reported no case (a harness reports only once the whole program was read), unless
+        the language knows better how its interpreter ends at one (Bash)."""
+        return not reported
+
     def run_program(
         self, sandbox: Sandbox, problem: Problem, files: dict[str, bytes], limits: PhaseLimits, toolchain: Toolchain, stdin: bytes = b"",
         channel_bytes: int = 4096, only: str | None = None,

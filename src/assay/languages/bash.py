@@ -1,4 +1,5 @@
-r"""Bash: `bash -n` checks the syntax (a syntax error is a compile error), then `bash main.sh` runs it, as MultiPL-E does.
+r"""Bash: `bash main.sh` runs it, as MultiPL-E does; `bash -n` checks the syntax (a syntax error is a compile error) before a
+program's run, and after a case run that failed with bash's status at a syntax error (2).
 
 MultiPL-E's Bash tests begin by closing the prompt's function (`}`), define `candidate`, `set -e`, and
 run `[[ $(candidate ...) = "expected" ]]` lines in `run_test`: a false one ends the script with status 1.
@@ -45,6 +46,7 @@ from assay import values
 from assay.languages.base import ASSERT_EXIT, SIGXCPU_EXIT, BraceLanguage, PhaseLimits, Unrepresentable
 from assay.languages.harness import NotSplittable, balanced, numbered
 from assay.problems import CaseTests, Problem, test_program
+from assay.sandbox.base import SandboxResult
 from assay.values import Signature, Type
 
 # Inserted before the tests' final `run_test`, after `candidate` is defined.
@@ -141,10 +143,22 @@ class Bash(BraceLanguage):
     version_args = ("--version",)
     install_hint = "apt-get install -y bash"
     build = "{bash} -n main.sh"
+    # Case runs skip `bash -n` (MultiPL-E runs `bash f.sh` alone): bash reads and runs a script a command at a time and
+    # ends with status 2 at the first syntax error it meets, so the check runs only for a failed run that exited with 2
+    # (check_may_explain). `bash -n` is not bash either: it runs
+    # no `shopt`, so a sample that sets extglob and uses `@(a|b)` was a compile error there and passes here.
+    build_checks_only = True
     run = "{bash} main.sh"
     stub = "    echo assay-stub >&2\n    kill -TERM $$\n"  # a call's status is no error: the stub ends the run
     line_comment = "#"
     limits: ClassVar[PhaseLimits] = PhaseLimits(processes=64)
+
+    def check_may_explain(self, result: SandboxResult, reported: bool) -> bool:
+        """A failed run that exited with status 2, as bash does at a syntax error, whatever it reported first (bash
+        parses as it goes: a sample's top-level code runs, and may write records, before a syntax error further on).
+        A run killed by a signal, or one that exited otherwise, ended before it met one, and is judged as the run it was."""
+        run = next((p for p in result.phases if p.name == "run"), None)
+        return run is None or run.exit_code == 2
 
     def as_completion(self, problem: Problem, code: str) -> str:
         """prompt + body, whether the sample continued the prompt or wrote a whole script.
