@@ -4,12 +4,17 @@
     .venv/bin/python benchmarks/languages.py --swifteval     # SwiftEval's setting: 28 problems x 20 samples
     .venv/bin/python benchmarks/languages.py --bare          # also MultiPL-E's own commands, bare, side by side
     .venv/bin/python benchmarks/languages.py --paths         # judged as cases against the program path, side by side
+    .venv/bin/python benchmarks/languages.py --per-language 161 --samples 5 --bare   # 5 distinct samples a problem
 
 MultiPL-E has no reference solutions outside Python, so the per-language workload is the canary's
 program (prompt + stub + the real tests): a full build of the real test code plus a run. The
 SwiftEval setting uses swift-suite's references, each of the 20 samples made distinct (a comment
 with its number) so that nothing is deduplicated; a second pass with 20 identical samples per
 problem shows what deduplication saves. Results are printed as a Markdown table.
+
+--samples N judges N distinct samples of each problem (the canary's program with N different numbers of
+trailing blank lines, so none is deduplicated), as a run of n samples a problem does: a few milliseconds'
+programs then weigh more than the sandbox's one-time start and the machine's noise.
 
 --bare also runs the same programs with the commands MultiPL-E's evaluator uses for each language
 (evaluation/src/eval_<lang>.py upstream: `swiftc f.swift -o f && ./f`, `rustc f.rs -o f`, `go test
@@ -157,7 +162,12 @@ def paths(names: list[str], n: int, workers: int) -> None:
         print(f"| {name} | {len(samples)} | {program:.1f} | {cases:.1f} | {cases / program:.2f} | {counts} |", flush=True)
 
 
-def per_language(names: list[str], n: int, workers: int, bare: bool = False) -> None:
+def canaries(problems, stub: str, samples: int) -> list[Sample]:  # type: ignore[no-untyped-def]
+    """The canary's program for each problem, `samples` distinct ones a problem (trailing blank lines)."""
+    return [Sample(p.id, r, None, p.prompt + stub + "\n" * r, i) for r in range(samples) for i, p in enumerate(problems)]
+
+
+def per_language(names: list[str], n: int, workers: int, bare: bool = False, samples: int = 1) -> None:
     head = "| language | toolchain | programs | wall s | programs/s | statuses |"
     if bare:
         head += " bare MultiPL-E commands: wall s | their outcomes | speed-up (bare ÷ Assay) |"
@@ -172,11 +182,11 @@ def per_language(names: list[str], n: int, workers: int, bare: bool = False) -> 
             continue
         bench = load_benchmark(f"multipl-e/humaneval-{SHORT.get(name, name)}", data_dir=DATA)
         problems = list(bench.problems.values())[:n]
-        samples = [Sample(p.id, 0, None, p.prompt + language.stub, i) for i, p in enumerate(problems)]
-        elapsed, counts = timed_run(bench, samples, workers)
-        row = f"| {name} | {version[:40]} | {len(samples)} | {elapsed:.1f} | {len(samples) / elapsed:.2f} | {counts} |"
+        judged = canaries(problems, language.stub, samples)
+        elapsed, counts = timed_run(bench, judged, workers)
+        row = f"| {name} | {version[:40]} | {len(judged)} | {elapsed:.1f} | {len(judged) / elapsed:.2f} | {counts} |"
         if bare:
-            programs = [p.prompt + language.stub + test_program(p).code for p in problems]
+            programs = [str(s.solution) + test_program(bench.problems[s.task_id]).code for s in judged]
             peer = bare_run(name, programs, workers)
             row += f" {peer[0]:.1f} | {peer[1]} | {peer[0] / elapsed:.2f}x |" if peer else " — | — | — |"
         print(row, flush=True)
@@ -197,6 +207,7 @@ def main() -> int:
     parser.add_argument("--languages", default=",".join(language_names()))
     parser.add_argument("--per-language", type=int, default=20)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--samples", type=int, default=1, help="distinct samples a problem (default 1)")
     parser.add_argument("--swifteval", action="store_true")
     parser.add_argument("--bare", action="store_true", help="also time MultiPL-E's own commands on the host")
     parser.add_argument("--paths", action="store_true", help="cases against the program path (MultiPL-E's test section), side by side")
@@ -206,7 +217,7 @@ def main() -> int:
     elif args.paths:
         paths([n for n in args.languages.split(",") if n], args.per_language, args.workers)
     else:
-        per_language([n for n in args.languages.split(",") if n], args.per_language, args.workers, args.bare)
+        per_language([n for n in args.languages.split(",") if n], args.per_language, args.workers, args.bare, args.samples)
     return 0
 
 

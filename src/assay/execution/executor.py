@@ -33,8 +33,9 @@ from assay.execution.jobs import (
     Skip,
     run_job,
 )
-from assay.execution.labels import Expected, Labeller, Recent
+from assay.execution.labels import LABELS_KEPT_BYTES, Expected, Labeller, Recent
 from assay.execution.schedulers import LocalScheduler, Scheduler, SchedulerFactory
+from assay.execution.stream import judge_stream
 from assay.judging import cruxeval
 from assay.judging.cases import CasePlan, plan_for
 from assay.languages import UnknownLanguage, get_language, toolchain_version
@@ -120,8 +121,8 @@ class Executor:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.cache_dir = cache_dir
         # A problem's plan holds its expected outputs: the recent ones are kept (made again from the labels on disk).
-        self._plans: Recent[str, tuple[Problem, CasePlan]] = Recent()
-        self._case_plans: Recent[str, PythonCases] = Recent()
+        self._plans: Recent[str, tuple[Problem, CasePlan]] = Recent(1024, LABELS_KEPT_BYTES)
+        self._case_plans: Recent[str, PythonCases] = Recent(1024, LABELS_KEPT_BYTES)
         self._plan_lock = threading.Lock()
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._reference_cpu: dict[str, float] = {}
@@ -248,8 +249,17 @@ class Executor:
             judging, case_limits = self.case_judging(problem)
             cpu = min(s.case_total_limit, sum(case_limits)) + 10  # + loading the sample
             made = self._case_plans.put(problem.id, PythonCases(judging, tuple(case_limits), self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES)),
-                                        evictable=self.labeller.cached_on_disk(problem))
+                                        evictable=self.labeller.cached_on_disk(problem), weight=self.labeller.labels_size(problem))
         return problem, made
+
+    def plan_ready(self, problem: Problem) -> bool:
+        """Whether plan() answers at once: its plan is made and kept, or there are no expected outputs to read."""
+        tests = problem.tests
+        if not isinstance(tests, CaseTests) or tests.rule in ("stdio", "call") or cruxeval.is_prediction(problem):
+            return True
+        if problem.language != "python":
+            return problem.id in self._plans
+        return not self.needs_reference(problem) or problem.id in self._case_plans
 
     @staticmethod
     def needs_reference(problem: Problem) -> bool:
@@ -336,7 +346,9 @@ class Executor:
             kept = dataclasses.replace(problem, tests=dataclasses.replace(tests, cases=tuple(tests.cases[i] for i in keep),
                                                                           left_out=tuple(sorted(left_out.items()))))
             made = (kept, plan_for(language, kept, expected=expected, atols=suite_atols(expected, suites, tests.atol)))
-        return self._plans.put(problem.id, made, evictable=not self.needs_reference(problem) or self.labeller.cached_on_disk(problem))
+        reads_labels = self.needs_reference(problem)
+        return self._plans.put(problem.id, made, evictable=not reads_labels or self.labeller.cached_on_disk(problem),
+                               weight=self.labeller.labels_size(problem) if reads_labels else 0)
 
     def _int_twin_differs(self, problem: Problem, exp: Expected) -> set[int]:
         """Cases with a whole-number float at a float parameter whose int twin (plus_languages.int_twins)
@@ -432,17 +444,19 @@ class Executor:
         on_reference: Callable[[], None] | None = None,
         on_verdict: Callable[[int, bool | None], None] | None = None,
         problems: dict[str, Problem] | None = None,
+        plan_ahead: bool = True,
     ) -> dict[str, Verdict]:
         """Check the problems' references, then judge every sample not judged yet, as the samples come (a
-        list, or a model's stream: then give `problems`, those whose references to check first). Ctrl-C
-        stops at once and keeps what was stored. Returns the reference-check verdicts of defective problems."""
+        list, or a model's stream: then give `problems`, those whose references to check first, and
+        plan_ahead=False where the stream waits for its samples). Ctrl-C stops at once and keeps what was
+        stored. Returns the reference-check verdicts of defective problems."""
         if problems is None:
             samples = list(samples)
             problems = {s.task_id: self.benchmark.problems[s.task_id] for s in samples}
         scheduler = self.make_scheduler(self.sandbox, self.workers)
         try:
             defects = self.check_references(scheduler, problems, store, on_reference)
-            self.judge_stream(scheduler, samples, store, cache, on_verdict)
+            self.judge_stream(scheduler, samples, store, cache, on_verdict, plan_ahead)
         except KeyboardInterrupt:
             self.stop(scheduler)
             raise
@@ -529,55 +543,14 @@ class Executor:
         store: RunStore,
         cache: VerdictCache | None = None,
         on_verdict: Callable[[int, bool | None], None] | None = None,
+        plan_ahead: bool = True,
     ) -> None:
-        """Judge samples as they come (a list, or a generator fed by a model); one run per distinct program.
-
-        A verdict is written to the store by the worker that produced it, before it is reported:
-        on_verdict(count, passed), passed None where the verdict was judged before (a resumed run).
-        """
-        inflight: dict[str, Future[Verdict]] = {}
-        report = on_verdict or (lambda count, passed: None)
-        # At most this many programs wait or run at once: a stream of a million samples is pulled as the
-        # workers free up, so neither the jobs nor the samples pile up in memory.
-        window = threading.BoundedSemaphore(self.WINDOW_PER_WORKER * max(1, scheduler.workers))
-
-        def finish(h: str, future: Future[Verdict]) -> None:
-            window.release()
-            if future.cancelled() or future.exception() is not None or self.stopping.is_set():
-                return  # re-raised below, in the caller's thread (or stopped: a killed run's verdict is not one)
-            verdict = future.result()
-            store.put(h, verdict)
-            if cache is not None and verdict.status is not Status.SANDBOX_ERROR:
-                cache.put(h, verdict)
-            report(1, verdict.passed)
-            inflight.pop(h, None)  # stored: a run of millions of programs does not keep every verdict in memory
-
-        for sample in samples:
-            problem = self.benchmark.problems[sample.task_id]
-            code = program_text(problem, sample)
-            h = sample.program_hash or self.program_hash(problem, code)  # hashed once: where the run stored it
-            running = inflight.get(h)  # looked up before the store: a verdict is stored before it leaves inflight
-            if running is not None:  # the same program is already running: count this sample when it is judged
-                running.add_done_callback(lambda f: report(1, f.result().passed) if not f.cancelled() and not f.exception() else None)
-                continue
-            state = store.judged(h)
-            if state is not None and (state[1] or state[0] is not Status.SANDBOX_ERROR):  # an earlier run's sandbox error is retried
-                status, this_run = state
-                report(1, status is Status.PASSED if this_run else None)
-                continue
-            cached = cache.get(h) if cache else None
-            if cached is not None:
-                store.put(h, cached)
-                report(1, cached.passed)
-                continue
-            while not window.acquire(timeout=0.2):
-                if self.stopping.is_set():
-                    return
-            future = scheduler.submit(self.job(problem, code, h))
-            inflight[h] = future
-            future.add_done_callback(functools.partial(_finish_later, finish, h))
-        for future in tuple(inflight.copy().values()):
-            future.result()  # waits, and surfaces a crash in the judge
+        """Judge samples as they come (a list, or a generator fed by a model); one run per distinct program
+        (assay.execution.stream). A verdict is written to the store by the worker that produced it, before it
+        is reported: on_verdict(count, passed), passed None where the verdict was judged before (a resumed run).
+        plan_ahead: make each problem's plan on a thread of its own, its programs parked meanwhile (for a stream
+        that never waits: a parked program goes out when the next sample comes)."""
+        judge_stream(self, scheduler, samples, store, cache, on_verdict, plan_ahead)
 
 
 def _same_label(a: Any, b: Any) -> bool:
@@ -585,7 +558,3 @@ def _same_label(a: Any, b: Any) -> bool:
     if isinstance(a, py.BigOutput) or isinstance(b, py.BigOutput):
         return bool(a == b)
     return values.equal(a, b)
-
-
-def _finish_later(finish: Callable[[str, Future[Verdict]], None], h: str, future: Future[Verdict]) -> None:
-    finish(h, future)

@@ -46,15 +46,26 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-class Recent(Generic[K, V]):
-    """What a run keeps of its problems' expected outputs and plans: the last `capacity` used, plus every one
-    that cannot be made again cheaply (pinned). Samples come grouped by problem, so a problem's plan is
-    made once or twice a run, and memory holds a few problems' expected outputs, not every problem's
-    (HumanEval+'s largest is 90 MB pickled)."""
+# What the recent-plans caches keep, in bytes of labels on disk (a proxy for the memory their decoded values
+# take: HumanEval+'s HumanEval/130 is 124 MB of labels and 85 MB decoded). HumanEval+'s 164 problems, 145 MB of
+# labels, all fit: its plans are made once a run, where the samples come round-robin (every problem's first
+# sample, then every problem's second: how EvalPlus and bigcode write them) and a cache of the last 8 made
+# HumanEval/130's plan again on every round, 2.6 s of CPU each time, with the workers idle.
+LABELS_KEPT_BYTES = 256 * 1024**2
 
-    def __init__(self, capacity: int = 8) -> None:
+
+class Recent(Generic[K, V]):
+    """What a run keeps of its problems' expected outputs and plans: the most recently used, up to `capacity`
+    of them and `budget` of their weight (the bytes of their labels on disk), plus every one that cannot be
+    made again cheaply (pinned). Memory stays flat however many problems a run has, and a run whose labels
+    fit holds each problem's once, in whatever order its samples come."""
+
+    def __init__(self, capacity: int = 8, budget: int | None = None) -> None:
         self.capacity = capacity
+        self.budget = budget
         self._items: OrderedDict[K, V] = OrderedDict()
+        self._weights: dict[K, int] = {}
+        self._total = 0
         self._pinned: dict[K, V] = {}
         self._lock = threading.Lock()
 
@@ -67,15 +78,19 @@ class Recent(Generic[K, V]):
                 self._items.move_to_end(key)
             return found
 
-    def put(self, key: K, value: V, *, evictable: bool = True) -> V:
+    def put(self, key: K, value: V, *, evictable: bool = True, weight: int = 0) -> V:
         with self._lock:
             if not evictable:
                 self._pinned[key] = value
                 return value
+            self._total += weight - self._weights.get(key, 0)
+            self._weights[key] = weight
             self._items[key] = value
             self._items.move_to_end(key)
-            while len(self._items) > self.capacity:
-                self._items.popitem(last=False)
+            # The newest stays, whatever it weighs: it is about to be used.
+            while len(self._items) > self.capacity or (self.budget is not None and self._total > self.budget and len(self._items) > 1):
+                old, _ = self._items.popitem(last=False)
+                self._total -= self._weights.pop(old)
             return value
 
     def __contains__(self, key: K) -> bool:
@@ -135,7 +150,7 @@ class Labeller:
         self.settings = settings
         self.cache_dir = cache_dir
         self.stopping = stopping  # once set (Ctrl-C), nothing computed is written to the cache
-        self._expected: Recent[str, Expected] = Recent()  # labels on disk are read again when needed again
+        self._expected: Recent[str, Expected] = Recent(1024, LABELS_KEPT_BYTES)  # labels on disk are read again when needed again
         self._lock = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
 
@@ -177,12 +192,20 @@ class Labeller:
             if path is not None and exp.messages[:1] != ["sandbox"] and not self.stopping.is_set():
                 _write_labels(path, exp)
         # Evictable only where it is on disk: without a cache, labelling again would run the reference again.
-        return self._expected.put(problem.id, exp, evictable=path is not None and path.exists())
+        return self._expected.put(problem.id, exp, evictable=path is not None and path.exists(), weight=self.labels_size(problem))
 
     def cached_on_disk(self, problem: Problem) -> bool:
         """Whether a problem's labels can be read again from the cache (so what is made of them may be dropped)."""
         path = self._expected_path(problem)
         return path is not None and path.exists()
+
+    def labels_size(self, problem: Problem) -> int:
+        """The bytes of a problem's labels on disk (0: none), what keeping what is made of them weighs."""
+        path = self._expected_path(problem)
+        try:
+            return 0 if path is None else path.stat().st_size
+        except OSError:
+            return 0
 
     def _compute_expected(self, problem: Problem) -> Expected:
         tests = problem.tests

@@ -145,7 +145,7 @@ def _judge(executor: Executor, stream: Any, store: RunStore, problems: dict[str,
         report("judged", done, source.expected(), note=tally.note())
 
     try:
-        defects = executor.run(stream, store, cache, on_reference, on_verdict, problems=problems)
+        defects = executor.run(stream, store, cache, on_reference, on_verdict, problems=problems, plan_ahead=not source.waits)
     finally:
         if cache is not None:
             cache.close()

@@ -36,6 +36,9 @@ class SampleSource(Protocol):
     unknown: dict[str, int]  # samples naming task ids the benchmark does not have, by id (reported, not judged)
     stats: GenerationStats | None  # a model's accounting (requests, retries, tokens, cost); None for a file
     errors: dict[str, list[str]]  # task_id -> why samples could not be generated (after finish)
+    # Whether the stream may wait for its next sample (a model generating): then each problem's plan is made as its
+    # sample comes, not ahead of it (a program parked for its plan would wait for the next sample to go out).
+    waits: bool
 
     def identity(self, benchmark: Benchmark, judge: dict[str, Any]) -> dict[str, Any]:
         """What makes two runs of this source the same run (judge: the settings and sandbox, where they count)."""
@@ -91,6 +94,7 @@ class SamplesFile:
     the run stores and judges it, and no more than a batch of samples is held at once."""
 
     BATCH = 1000  # samples stored in one transaction before they are yielded
+    waits = False  # a file is read as fast as the judge takes it
 
     def __init__(self, samples: list[Sample] | Callable[[], Iterable[Sample]], path: Path, benchmark: Benchmark) -> None:
         self.path = path
@@ -199,6 +203,8 @@ class ModelSamples:
     """Samples a model generates (or a replay serves) into the store while the judge takes each as it
     arrives: generation runs in a thread of its own (asyncio, network-bound), so the two overlap.
     Samples already in the store (a resumed run, or `assay generate` before) come first."""
+
+    waits = True  # the next sample comes when the model has written it
 
     def __init__(self, model: ModelAPI, template: PromptTemplate, config: GenerateConfig, traffic: Traffic = Traffic(),
                  prices_path: Path | None = None, task_ids: list[str] | None = None) -> None:
