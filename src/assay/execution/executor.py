@@ -35,7 +35,7 @@ from assay.execution.jobs import (
 )
 from assay.execution.labels import LABELS_KEPT_BYTES, Expected, Labeller, Recent
 from assay.execution.schedulers import LocalScheduler, Scheduler, SchedulerFactory
-from assay.execution.stream import judge_stream
+from assay.execution.stream import judge_stream as _judge_stream
 from assay.judging import cruxeval
 from assay.judging.cases import CasePlan, plan_for
 from assay.languages import UnknownLanguage, get_language, toolchain_version
@@ -536,21 +536,8 @@ class Executor:
             self.notes[problem.id] = f"{len(exp.invalid)} of {len(exp.values)} inputs left out (the Python reference exceeded Assay's limits on them)"
         return None
 
-    def judge_stream(
-        self,
-        scheduler: Scheduler,
-        samples: Iterable[Sample],
-        store: RunStore,
-        cache: VerdictCache | None = None,
-        on_verdict: Callable[[int, bool | None], None] | None = None,
-        plan_ahead: bool = True,
-    ) -> None:
-        """Judge samples as they come (a list, or a generator fed by a model); one run per distinct program
-        (assay.execution.stream). A verdict is written to the store by the worker that produced it, before it
-        is reported: on_verdict(count, passed), passed None where the verdict was judged before (a resumed run).
-        plan_ahead: make each problem's plan on a thread of its own, its programs parked meanwhile (for a stream
-        that never waits: a parked program goes out when the next sample comes)."""
-        judge_stream(self, scheduler, samples, store, cache, on_verdict, plan_ahead)
+    # Judge samples as they come, one run per distinct program, each problem's plan made ahead (assay.execution.stream).
+    judge_stream = _judge_stream
 
 
 def _same_label(a: Any, b: Any) -> bool:

@@ -105,9 +105,10 @@ def judge_stream(
     plan_ahead: bool = True,
 ) -> None:
     """Judge samples as they come (a list, or a generator fed by a model); one run per distinct program
-    (`Executor.judge_stream`). A verdict is written to the store by the worker that produced it, before it is reported:
-    on_verdict(count, passed), passed None where the verdict was judged before (a resumed run).
-    """
+    (`Executor.judge_stream`). A verdict is written to the store by the worker that produced it, before it is
+    reported: on_verdict(count, passed), passed None where the verdict was judged before (a resumed run).
+    plan_ahead: make each problem's plan on a thread of its own, its programs parked meanwhile (for a stream
+    that never waits: a parked program goes out when the next sample comes)."""
     from assay.execution.executor import program_text  # here: the executor module imports this one
 
     inflight: dict[str, Future[Verdict]] = {}
