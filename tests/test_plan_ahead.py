@@ -54,7 +54,7 @@ def test_parking_is_bounded_the_driver_waits_for_a_plan() -> None:
         assert gates[problem.id].wait(10)
         calls.append(problem.id)
 
-    ahead: PlanAhead[int] = PlanAhead(plan, lambda p: p.id in calls, threading.Event(), max_parked=2, max_problems=2)
+    ahead: PlanAhead[int] = PlanAhead(plan, lambda p: p.id in calls, threading.Event(), max_parked=2, max_problems=2, threads=2)
     try:
         assert ahead.add(_problem("A"), 1) == [] and ahead.add(_problem("A"), 2) == []
         threading.Timer(0.2, gates["A"].set).start()
@@ -111,11 +111,13 @@ def test_recent_keeps_what_fits_its_budget_and_the_newest_whatever_it_weighs() -
     kept.get("b")
     kept.put("e", 1, weight=50)  # 130: c goes (b was used since), then d: 90
     assert sorted(k for k in "abcde" if k in kept) == ["b", "e"]
-    kept.put("huge", 1, weight=1000)  # kept alone: it is about to be used
-    assert "huge" in kept and len(kept) == 1
+    kept.put("huge", 1, weight=1000)  # heavier than the whole budget: kept while it is the newest, pushing nothing out
+    assert "huge" in kept and "b" in kept and "e" in kept
     kept.put("pinned", 1, evictable=False, weight=10**9)
-    kept.put("x", 1, weight=5)
-    assert "pinned" in kept and "x" in kept and "huge" not in kept
+    kept.put("x", 1, weight=5)  # the next one: the huge one goes, the rest fit (95)
+    assert "pinned" in kept and all(k in kept for k in ("b", "e", "x")) and "huge" not in kept
+    kept.put("y", 1, weight=50)  # 145: the least recently used go until it fits
+    assert sorted(k for k in ("b", "e", "x", "y") if k in kept) == ["x", "y"]
     by_count: Recent[str, int] = Recent(capacity=2)
     for key in "abc":
         by_count.put(key, 1)
@@ -240,3 +242,16 @@ def test_a_stream_that_waits_for_its_samples_sends_each_program_out_at_once(tmp_
         store.close()
         sandbox.close()  # type: ignore[attr-defined]
     assert time.monotonic() - started < 20 and statuses == [Status.PASSED, Status.PASSED]
+
+
+def test_translations_plan_as_their_programs_go_out_and_keep_eight_plans(tmp_path: Path) -> None:
+    # A translation's plan holds its expected outputs converted to its language's wire form (HumanEval/130 in Lua:
+    # 325 MB for 124 MB of labels): made ahead and kept whole, they raised HumanEval+/lua's peak memory past 1 GiB.
+    lua = Problem(id="L/0", language="lua", prompt="", entry_point="f", reference="", tests=CaseTests(cases=(Case(args=(1,)),)))
+    python = _case_problem(0)
+    bench = Benchmark(name="mixed", version="1", content_hash="mixed", source="test", problems={"L/0": lua, "P/0": python})
+    executor = Executor(get_sandbox(), bench, workers=1, cache_dir=tmp_path)
+    assert executor.plan_ready(lua)  # goes out at once, its plan made as it is submitted
+    assert not executor.plan_ready(python)  # its labels are read on a planner thread first
+    assert executor._plans.capacity == 8 and executor._plans.budget is None
+    assert executor._case_plans.budget == labels_module.LABELS_KEPT_BYTES

@@ -51,14 +51,17 @@ V = TypeVar("V")
 # labels, all fit: its plans are made once a run, where the samples come round-robin (every problem's first
 # sample, then every problem's second: how EvalPlus and bigcode write them) and a cache of the last 8 made
 # HumanEval/130's plan again on every round, 2.6 s of CPU each time, with the workers idle.
+# Python plans only: a translation's plan holds the outputs converted to the wire form its language is compared
+# in (HumanEval/130 in Lua: 325 MB for 124 MB of labels), so the executor keeps the last 8 of those, by count.
 LABELS_KEPT_BYTES = 256 * 1024**2
 
 
 class Recent(Generic[K, V]):
     """What a run keeps of its problems' expected outputs and plans: the most recently used, up to `capacity`
     of them and `budget` of their weight (the bytes of their labels on disk), plus every one that cannot be
-    made again cheaply (pinned). Memory stays flat however many problems a run has, and a run whose labels
-    fit holds each problem's once, in whatever order its samples come."""
+    made again cheaply (pinned). One heavier than the whole budget is kept only while it is the newest.
+    Memory stays flat however many problems a run has, and a run whose labels fit holds each problem's
+    once, in whatever order its samples come."""
 
     def __init__(self, capacity: int = 8, budget: int | None = None) -> None:
         self.capacity = capacity
@@ -83,15 +86,23 @@ class Recent(Generic[K, V]):
             if not evictable:
                 self._pinned[key] = value
                 return value
+            budget = self.budget
+            if budget is not None:  # one heavier than the whole budget is kept only while it is the newest
+                for old in [k for k, w in self._weights.items() if w > budget and k != key]:
+                    self._drop(old)
             self._total += weight - self._weights.get(key, 0)
             self._weights[key] = weight
             self._items[key] = value
             self._items.move_to_end(key)
-            # The newest stays, whatever it weighs: it is about to be used.
-            while len(self._items) > self.capacity or (self.budget is not None and self._total > self.budget and len(self._items) > 1):
-                old, _ = self._items.popitem(last=False)
-                self._total -= self._weights.pop(old)
+            # The newest stays, whatever it weighs (it is about to be used), and does not push the others out.
+            over = weight if budget is not None and weight > budget else 0
+            while len(self._items) > 1 and (len(self._items) > self.capacity or (budget is not None and self._total - over > budget)):
+                self._drop(next(iter(self._items)))
             return value
+
+    def _drop(self, key: K) -> None:
+        del self._items[key]
+        self._total -= self._weights.pop(key)
 
     def __contains__(self, key: K) -> bool:
         with self._lock:
@@ -150,7 +161,8 @@ class Labeller:
         self.settings = settings
         self.cache_dir = cache_dir
         self.stopping = stopping  # once set (Ctrl-C), nothing computed is written to the cache
-        self._expected: Recent[str, Expected] = Recent(1024, LABELS_KEPT_BYTES)  # labels on disk are read again when needed again
+        # Labels on disk are read again when needed again; what is made of them is kept by the plans (the executor's).
+        self._expected: Recent[str, Expected] = Recent(8, LABELS_KEPT_BYTES)
         self._lock = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
 
