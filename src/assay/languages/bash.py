@@ -43,7 +43,8 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from assay import values
-from assay.languages.base import ASSERT_EXIT, SIGXCPU_EXIT, BraceLanguage, PhaseLimits, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, SIGXCPU_EXIT, PhaseLimits, Unrepresentable
+from assay.languages.braces import BraceLanguage
 from assay.languages.harness import NotSplittable, balanced, numbered
 from assay.problems import CaseTests, Problem, test_program
 from assay.sandbox.base import SandboxResult

@@ -37,7 +37,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, PhaseLimits, Toolchain, Unrepresentable, with_extras  # noqa: F401 - with_extras: re-exported
+from assay.languages.base import ASSERT_EXIT, GiB, PhaseLimits, Toolchain, Unrepresentable
+from assay.languages.braces import BraceLanguage, with_extras  # noqa: F401 - with_extras: re-exported
 from assay.languages.cpp_support import (  # noqa: F401 - the constants and builds: re-exported
     CASE_DECLARATIONS,
     CASE_FUNCTIONS,

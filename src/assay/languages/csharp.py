@@ -20,7 +20,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, PhaseLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, GiB, PhaseLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.braces import BraceLanguage
 from assay.languages.float32 import Float32Spelling, float32_scalar, float32_values
 from assay.languages.harness import descriptor
 from assay.languages.java import infer_type

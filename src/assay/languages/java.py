@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, PhaseLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, GiB, PhaseLimits, Toolchain, ToolchainMissing, Unrepresentable
+from assay.languages.braces import BraceLanguage
 from assay.languages.float32 import FLOAT32_MAX, Float32Spelling, float32, float32_scalar, float32_values  # noqa: F401 - re-exported
 from assay.languages.harness import descriptor
 from assay.languages.javatuples import TUPLE_NAMES, javatuples_sources  # noqa: F401 - TUPLE_NAMES: re-exported

@@ -34,7 +34,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, GiB, PhaseLimits, Toolchain, Unrepresentable
+from assay.languages.base import ASSERT_EXIT, GiB, PhaseLimits, Toolchain, Unrepresentable
+from assay.languages.braces import BraceLanguage
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, test_program

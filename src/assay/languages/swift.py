@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from assay.languages import swift_cases, swift_units
-from assay.languages.base import ASSERT_EXIT, BraceLanguage, PhaseLimits, Toolchain, ToolchainMissing, brace_depth, build_failure, run_failure
+from assay.languages.base import ASSERT_EXIT, PhaseLimits, Toolchain, ToolchainMissing, build_failure, run_failure
+from assay.languages.braces import BraceLanguage, brace_depth
 from assay.languages.harness import NotSplittable, balanced
 from assay.languages.support import digest, file_stamp, run_host, support_dir, switched_off
 from assay.problems import CaseTests, Problem, Runner, Status, TestDetail, Verdict, test_program
