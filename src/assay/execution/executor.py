@@ -248,8 +248,9 @@ class Executor:
         if made is None:
             judging, case_limits = self.case_judging(problem)
             cpu = min(s.case_total_limit, sum(case_limits)) + 10  # + loading the sample
+            size = self.labeller.labels_size(problem)  # 0: no labels on disk, so not made again cheaply
             made = self._case_plans.put(problem.id, PythonCases(judging, tuple(case_limits), self._limits(cpu, 2 * cpu + 10, py.CASES_CHANNEL_BYTES)),
-                                        evictable=self.labeller.cached_on_disk(problem), weight=self.labeller.labels_size(problem))
+                                        evictable=size > 0, weight=size)
         return problem, made
 
     def plan_ready(self, problem: Problem) -> bool:
@@ -347,9 +348,7 @@ class Executor:
             kept = dataclasses.replace(problem, tests=dataclasses.replace(tests, cases=tuple(tests.cases[i] for i in keep),
                                                                           left_out=tuple(sorted(left_out.items()))))
             made = (kept, plan_for(language, kept, expected=expected, atols=suite_atols(expected, suites, tests.atol)))
-        reads_labels = self.needs_reference(problem)
-        return self._plans.put(problem.id, made, evictable=not reads_labels or self.labeller.cached_on_disk(problem),
-                               weight=self.labeller.labels_size(problem) if reads_labels else 0)
+        return self._plans.put(problem.id, made, evictable=not self.needs_reference(problem) or self.labeller.cached_on_disk(problem))
 
     def _int_twin_differs(self, problem: Problem, exp: Expected) -> set[int]:
         """Cases with a whole-number float at a float parameter whose int twin (plus_languages.int_twins)

@@ -113,6 +113,14 @@ class Recent(Generic[K, V]):
             return len(self._pinned) + len(self._items)
 
 
+def _file_size(path: Path | None) -> int:
+    """A labels file's bytes; 0 where there is none (no cache, or not written)."""
+    try:
+        return 0 if path is None else path.stat().st_size
+    except OSError:
+        return 0
+
+
 def _write_labels(path: Path, exp: Expected) -> None:
     """Labels on disk, one line a value after a line of the rest: written and read a value at a time, so a
     problem whose outputs are 124 MB of JSON (HumanEval+'s HumanEval/130) never has that text whole in memory."""
@@ -204,7 +212,8 @@ class Labeller:
             if path is not None and exp.messages[:1] != ["sandbox"] and not self.stopping.is_set():
                 _write_labels(path, exp)
         # Evictable only where it is on disk: without a cache, labelling again would run the reference again.
-        return self._expected.put(problem.id, exp, evictable=path is not None and path.exists(), weight=self.labels_size(problem))
+        size = _file_size(path)
+        return self._expected.put(problem.id, exp, evictable=size > 0, weight=size)
 
     def cached_on_disk(self, problem: Problem) -> bool:
         """Whether a problem's labels can be read again from the cache (so what is made of them may be dropped)."""
@@ -213,11 +222,7 @@ class Labeller:
 
     def labels_size(self, problem: Problem) -> int:
         """The bytes of a problem's labels on disk (0: none), what keeping what is made of them weighs."""
-        path = self._expected_path(problem)
-        try:
-            return 0 if path is None else path.stat().st_size
-        except OSError:
-            return 0
+        return _file_size(self._expected_path(problem))
 
     def _compute_expected(self, problem: Problem) -> Expected:
         tests = problem.tests

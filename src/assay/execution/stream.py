@@ -147,9 +147,9 @@ def judge_stream(
             return True
         return False
 
-    def submit(problem: Problem, code: str, h: str) -> bool:
-        """Send a program to the workers (unless it was settled while it waited); False: stopped."""
-        if settled(h):
+    def submit(problem: Problem, code: str, h: str, check: bool = True) -> bool:
+        """Send a program to the workers (unless it was settled while it was parked); False: stopped."""
+        if check and settled(h):
             return True
         while not window.acquire(timeout=0.2):
             if executor.stopping.is_set():
@@ -173,8 +173,10 @@ def judge_stream(
             h = sample.program_hash or executor.program_hash(problem, code)  # hashed once: where the run stored it
             if settled(h):
                 continue
-            for item in ahead.add(problem, (problem, code, h)):
-                if not submit(*item):
+            current = (problem, code, h)
+            batch = ahead.add(problem, current)
+            for item in batch:  # the one just settled needs no second look, unless parked ones go out beside it
+                if not submit(*item, check=item is not current or len(batch) > 1):
                     return
         for item in ahead.rest():
             if not submit(*item):
