@@ -50,6 +50,7 @@ from assay.sandbox.process import (
 )
 
 _MAIN = Path(__file__).with_name("_zygote_main.py")
+_PHP_WARM = Path(__file__).with_name("_php_warm.php")
 _RUN_INIT_SOURCE = Path(__file__).with_name("_run_init.c")
 _log = logging.getLogger(__name__)
 _WORK = "/sandbox"
@@ -66,9 +67,10 @@ class ZygoteDied(RuntimeError):
 class _Zygote:
     """One zygote process and the socket to it."""
 
-    def __init__(self, base: BubblewrapSandbox, spawn: bool = True, run_init: str | None = None) -> None:
+    def __init__(self, base: BubblewrapSandbox, spawn: bool = True, run_init: str | None = None, warm_php: bool = False) -> None:
         self.spawn = spawn
         self.run_init = run_init
+        self.warm_php = warm_php
         self._stack = contextlib.ExitStack()
         zlimits = SandboxLimits(
             cpu_seconds=10**7, wall_seconds=10**7, memory_bytes=1 << 44, processes=4096,
@@ -77,21 +79,23 @@ class _Zygote:
         lease = self._stack.enter_context(base._confinement.lease(zlimits, overhead=0, sweep=True))
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock = parent
-        main_fd = _memfd(_MAIN.read_bytes())
+        main_fd, php_fd = _memfd(_MAIN.read_bytes()), _memfd(_PHP_WARM.read_bytes())
         static = [a for a in base._static if a != "--disable-userns"]  # runs unshare a user namespace each
         # As the one-shot sandbox: /dev read-only but for /dev/shm (each run mounts its own capped tmpfs).
         args = ["--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--tmpfs", _WORK, "--tmpfs", "/tmp", "--dir", "/zygote"]
         for path in base.ro_paths:
             args += ["--ro-bind", path, path]
-        args += ["--ro-bind-data", str(main_fd), "/zygote/main.py", "--remount-ro", "/", "--chdir", _WORK, "--clearenv"]
+        args += ["--ro-bind-data", str(main_fd), "/zygote/main.py", "--ro-bind-data", str(php_fd), "/zygote/php-warm.php"]
+        args += ["--remount-ro", "/", "--chdir", _WORK, "--clearenv"]
         python = os.path.realpath(sys.executable)
         argv = [*lease.prefix, *static, *args, "--", python, "-I", "-S", "/zygote/main.py", str(child.fileno())]
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            pass_fds=(child.fileno(), main_fd), start_new_session=True,
+            pass_fds=(child.fileno(), main_fd, php_fd), start_new_session=True,
         )
         child.close()
         os.close(main_fd)
+        os.close(php_fd)
         self.uid = lease.uid
         self.healthy = True
 
@@ -140,6 +144,7 @@ class _Zygote:
             "phases": [dataclasses.asdict(p) for p in phases],
             "spawn": self.spawn,
             "run_init": self.run_init,
+            "warm_php": self.warm_php and bool(phases),
             "limits": {
                 "cpu_seconds": limits.cpu_seconds,
                 "wall_seconds": limits.wall_seconds,
@@ -301,7 +306,12 @@ class ZygoteSandbox:
     )
 
     def __init__(
-        self, ro_binds: Sequence[str] = (), channel_bytes: int | None = None, spawn: bool | None = None, c_init: bool | None = None
+        self,
+        ro_binds: Sequence[str] = (),
+        channel_bytes: int | None = None,
+        spawn: bool | None = None,
+        c_init: bool | None = None,
+        warm_php: bool | None = None,
     ) -> None:
         # Phased runs start under the C run init (_run_init.c, built once per machine) where a C compiler
         # is here; ASSAY_SANDBOX_INIT=python (or c_init=False) keeps them on the Python init.
@@ -313,6 +323,9 @@ class ZygoteSandbox:
         # Whether the run's init starts phases with posix_spawn where their limits allow (else it forks
         # itself for each); ASSAY_SANDBOX_SPAWN=0 turns it off.
         self.spawn = os.environ.get("ASSAY_SANDBOX_SPAWN", "1") != "0" if spawn is None else spawn
+        # Whether a run that is one phase of `php FILE.php` forks the zygote's warm PHP (_php_warm.php) instead
+        # of starting php; ASSAY_WARM_PHP=0 (or warm_php=False) starts php for each run, under the run init.
+        self.warm_php = os.environ.get("ASSAY_WARM_PHP", "1") != "0" if warm_php is None else warm_php
         self.ro_paths = self._base.ro_paths
         self._idle: queue.SimpleQueue[_Zygote] = queue.SimpleQueue()
         self._all: list[_Zygote] = []
@@ -336,7 +349,7 @@ class ZygoteSandbox:
         with self._lock:
             if self._closed:  # stopping (Ctrl-C): runs still in flight end, and none starts a zygote again
                 raise ZygoteDied("the sandbox is closed")
-            zygote = _Zygote(self._base, self.spawn, self.run_init)
+            zygote = _Zygote(self._base, self.spawn, self.run_init, self.warm_php)
             self._all.append(zygote)
         return zygote
 
