@@ -213,3 +213,12 @@ def test_a_php_without_ffi_runs_under_the_run_init() -> None:
         assert result.error is None and json.loads(result.channel) == [["/sandbox/main.php"], False], result
     finally:
         box.close()
+
+
+def test_a_job_larger_than_one_message(boxes: dict[str, ZygoteSandbox]) -> None:
+    files = {
+        "main.php": b'<?php $o = fopen("php://fd/3", "w"); fwrite($o, json_encode([strlen(file_get_contents("data/big.txt")), get_included_files()]));',
+        "data/big.txt": b"x" * 3_000_000,
+    }
+    result = boxes["warm"].run_phases([phase()], files, SandboxLimits(), b"", None)
+    assert result.error is None and json.loads(result.channel) == [3_000_000, [LAUNCHER, "/sandbox/main.php"]], result
