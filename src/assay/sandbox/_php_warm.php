@@ -1,5 +1,5 @@
 <?php
-/* The warm PHP launcher (see _zygote_main.py: WarmPhp). PHP 8 with FFI, nothing else.
+/* The warm PHP launcher (its client in the zygote: _zygote_php.py). PHP 8 with FFI, nothing else.
 
    PHP spends about 10 ms of its 12 ms start registering its built-in functions and relocating its
    extensions; a fork of a PHP that has already started costs well under one. So for a run that is one

@@ -25,7 +25,6 @@ import fcntl
 import itertools
 import json
 import os
-import re
 import resource
 import select
 import signal
@@ -458,82 +457,13 @@ def start_native_job(header: dict[str, Any], fds: list[int], blob: bytes) -> int
     return g
 
 
-PHP_WARM = "/zygote/php-warm.php"
-_PHP_NAME = re.compile(r"php[0-9.]*")
-
-
-class WarmPhp:
-    """The warm PHP launcher (_php_warm.php), started once in this sandbox, on the first job that is one phase of
-    `php FILE.php`, with that job's environment: it runs such jobs as the C run init would, forking a started PHP
-    instead of starting one (12 ms). A job it cannot take (another environment, another php) goes to the run init."""
-
-    def __init__(self) -> None:
-        self.sock: socket.socket | None = None
-        self.key: tuple[str, str] | None = None
-        self.broken = False
-
-    def eligible(self, header: dict[str, Any]) -> bool:
-        phases = header.get("phases") or []
-        if self.broken or not header.get("warm_php") or len(phases) != 1 or not os.path.exists(PHP_WARM):
-            return False
-        argv = phases[0]["argv"]
-        return len(argv) == 2 and bool(_PHP_NAME.fullmatch(os.path.basename(argv[0]))) and argv[1].endswith(".php") and not argv[1].startswith("-")
-
-    def start(self, header: dict[str, Any]) -> int | None:
-        """Hand the job over (the run init's spec and the job's descriptors); G's pid, 0 if none started, None if
-        the launcher cannot take it."""
-        php, env = header["phases"][0]["argv"][0], header["env"]
-        key = (php, json.dumps(env, sort_keys=True))
-        if self.sock is None and self.key is None:
-            ours, theirs = socket.socketpair()
-            for fd in header["fds"]:  # as received, inheritable: the launcher must hold no job's pipes but the ones it is sent
-                os.set_inheritable(fd, False)
-            os.set_inheritable(theirs.fileno(), True)
-            try:
-                os.posix_spawn(php, [php, "-r", f"include '{PHP_WARM}';", str(theirs.fileno())], env)  # no script held open
-            except OSError:
-                self.broken = True
-                return None
-            finally:
-                theirs.close()
-            self.sock, self.key = ours, key
-            if self.reply() != b"ready\n":  # it ended at once (a php without FFI or pcntl): the run init runs it all
-                self.close()
-                return None
-        if self.sock is None or key != self.key:
-            return None
-        try:
-            spec = native_spec(header, header["blob"])
-        except (ValueError, KeyError):
-            return None
-        try:
-            socket.send_fds(self.sock, [struct.pack("<Q", len(spec)) + spec[:65000]], header["fds"][:5])
-            self.sock.sendall(spec[65000:])
-        except OSError:  # it is gone, and has not read this job: the run init runs it, and all later ones
-            self.close()
-            return None
-        try:
-            return int(self.reply())
-        except (OSError, ValueError) as exc:  # it may have started G: this run is a sandbox error, later ones go to the run init
-            self.close()
-            os.write(header["fds"][2], f"sandbox: the warm PHP launcher failed: {exc or 'it ended'}\n".encode())
-            return 0
-
-    def reply(self) -> bytes:
-        assert self.sock is not None
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = self.sock.recv(64)
-            if not chunk:
-                return data
-            data += chunk
-        return data
-
-    def close(self) -> None:
-        self.broken = True
-        if self.sock is not None:
-            self.sock.close()
-            self.sock = None
+def load_warm_php() -> Any:
+    """The zygote's client of the warm PHP launcher (_zygote_php.py, bound beside this file), run in a namespace
+    of its own: nothing is added to sys.path or sys.modules, which in-process Python runs (forks of us) see."""
+    space: dict[str, Any] = {}
+    with open("/zygote/php.py") as handle:
+        exec(compile(handle.read(), "/zygote/php.py", "exec"), space)
+    return space["WarmPhp"](native_spec)
 
 
 class Reader:
@@ -557,7 +487,7 @@ class Reader:
 def serve(sock: socket.socket) -> None:
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # G is re-parented to us when C exits
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    warm_php = WarmPhp()
+    warm_php = load_warm_php()
     while True:
         try:
             data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 8)
@@ -580,9 +510,7 @@ def serve(sock: socket.socket) -> None:
             preload()
             preload_driver()
             warm_compile(header["argv"][-1], blob)
-        g = None
-        if warm_php.eligible(header):
-            g = warm_php.start(dict(header, blob=blob, fds=fds))
+        g = warm_php.start(header, fds, blob) if warm_php.eligible(header) else None
         if g is None and header.get("phases") and header.get("run_init"):
             g = start_native_job(header, fds, blob)
         if g is None:

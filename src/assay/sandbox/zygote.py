@@ -51,6 +51,7 @@ from assay.sandbox.process import (
 
 _MAIN = Path(__file__).with_name("_zygote_main.py")
 _PHP_WARM = Path(__file__).with_name("_php_warm.php")
+_PHP_CLIENT = Path(__file__).with_name("_zygote_php.py")
 _RUN_INIT_SOURCE = Path(__file__).with_name("_run_init.c")
 _log = logging.getLogger(__name__)
 _WORK = "/sandbox"
@@ -79,23 +80,25 @@ class _Zygote:
         lease = self._stack.enter_context(base._confinement.lease(zlimits, overhead=0, sweep=True))
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock = parent
-        main_fd, php_fd = _memfd(_MAIN.read_bytes()), _memfd(_PHP_WARM.read_bytes())
+        bound = {"main.py": _MAIN, "php.py": _PHP_CLIENT, "php-warm.php": _PHP_WARM}  # in /zygote
+        memfds = {name: _memfd(path.read_bytes()) for name, path in bound.items()}
         static = [a for a in base._static if a != "--disable-userns"]  # runs unshare a user namespace each
         # As the one-shot sandbox: /dev read-only but for /dev/shm (each run mounts its own capped tmpfs).
         args = ["--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--tmpfs", _WORK, "--tmpfs", "/tmp", "--dir", "/zygote"]
         for path in base.ro_paths:
             args += ["--ro-bind", path, path]
-        args += ["--ro-bind-data", str(main_fd), "/zygote/main.py", "--ro-bind-data", str(php_fd), "/zygote/php-warm.php"]
+        for name, fd in memfds.items():
+            args += ["--ro-bind-data", str(fd), f"/zygote/{name}"]
         args += ["--remount-ro", "/", "--chdir", _WORK, "--clearenv"]
         python = os.path.realpath(sys.executable)
         argv = [*lease.prefix, *static, *args, "--", python, "-I", "-S", "/zygote/main.py", str(child.fileno())]
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            pass_fds=(child.fileno(), main_fd, php_fd), start_new_session=True,
+            pass_fds=(child.fileno(), *memfds.values()), start_new_session=True,
         )
         child.close()
-        os.close(main_fd)
-        os.close(php_fd)
+        for fd in memfds.values():
+            os.close(fd)
         self.uid = lease.uid
         self.healthy = True
 
