@@ -57,6 +57,47 @@ def test_plaindata_refuses_objects_with_their_own_behaviour() -> None:
             plaindata.encode(value)
 
 
+def test_plaindata_refuses_classes_that_hide_or_fake_their_names() -> None:
+    # type() in globals without __name__: a class with no __module__ at all (reading it raises AttributeError)
+    space: dict = {"__builtins__": __builtins__}
+    exec("Nameless = type('Nameless', (), {})", space)
+
+    class Raising(type):
+        @property
+        def __module__(cls):  # type: ignore[override]
+            raise KeyError("no")
+
+    class Hidden(metaclass=Raising):
+        pass
+
+    class Yes(str):
+        def __eq__(self, other):  # pragma: no cover - must never be asked
+            return True
+
+        __hash__ = str.__hash__
+
+    class FakeCounter:
+        __module__ = "collections"
+        __qualname__ = "Counter"
+
+    class FakeArray:
+        __module__ = "numpy"
+
+        @property
+        def dtype(self):
+            raise ZeroDivisionError
+
+    FakeArray.__name__ = "ndarray"
+    odd = type("Odd", (), {})
+    type.__dict__["__module__"].__set__(odd, Yes("collections"))
+    for value in (space["Nameless"](), Hidden(), odd(), FakeCounter(), FakeArray(), [FakeArray()]):
+        with pytest.raises(plaindata.NotPlainData):
+            plaindata.encode(value)
+    # the real ones still encode
+    assert plaindata.loads(plaindata.dumps(collections.Counter("aab"))) == collections.Counter("aab")
+    assert plaindata.loads(plaindata.dumps(np.arange(3))).tolist() == [0, 1, 2]
+
+
 def _case_benchmark(code_ref: str, entry: str, cases: list[tuple], oracle: str | None = None) -> Benchmark:
     problem = Problem(
         id="T/0", language="python", prompt="", entry_point=entry, reference=code_ref,
@@ -85,6 +126,9 @@ def test_case_statuses_are_told_apart(sandbox, tmp_path) -> None:
     assert judge("def f(x):\n    while True:\n        pass\n").status is Status.TIMEOUT
     assert judge("def f(x):\n    return [bytearray(10**12)]\n").status is Status.MEMORY_EXCEEDED
     assert judge("def g(x):\n    return x\n").status is Status.RUNTIME_ERROR  # no entry point
+    # a returned object the encoder cannot read as data is a wrong answer, not a crash of the sample
+    nameless = "def f(x):\n    space = {'__builtins__': __builtins__}\n    exec(\"C = type('C', (), {})\", space)\n    return space['C']()\n"
+    assert judge(nameless).status is Status.FAILED
     wrong = judge("def f(x):\n    return x\n")
     assert "expected [1, 2, 3], got [3, 1, 2]" in wrong.message
 

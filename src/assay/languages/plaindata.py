@@ -25,12 +25,30 @@ class NotPlainData(TypeError):
     """The value holds an object that is not plain data (e.g. an instance of a class the sample made)."""
 
 
-def _numpy_tag(value: Any) -> Any:
+# A class's names as type itself keeps them: a metaclass's own `__module__` (a property that raises, or an
+# object whose `__eq__` says yes) is never asked, and a class made without one (type() in globals that lack
+# `__name__`) is refused as not plain data, not a crash of the encoder (which the driver would report as the
+# sample's runtime error).
+_TYPE_NAMES = tuple(type.__dict__[name] for name in ("__module__", "__qualname__", "__name__"))
+
+
+def _names(cls: type) -> tuple[str, str, str]:
+    """(module, qualified name, name) of a class, each a str, or NotPlainData."""
+    try:
+        names = tuple(descriptor.__get__(cls, type) for descriptor in _TYPE_NAMES)
+    except MemoryError:
+        raise
+    except Exception:  # whatever reading them raises, the value is not plain data
+        raise NotPlainData("a class whose names cannot be read") from None
+    if any(type(name) is not str for name in names):
+        raise NotPlainData("a class whose names are not strings")
+    return names
+
+
+def _numpy_tag(value: Any, module: str, kind: str) -> Any:
     """Encode numpy scalars/arrays without importing numpy (it may be absent in the sandbox)."""
-    cls = type(value)
-    if cls.__module__ != "numpy":
+    if module != "numpy":
         return None
-    kind = cls.__name__
     if kind == "ndarray":
         dtype = str(value.dtype)
         if value.dtype.kind not in "biufcUS":
@@ -72,17 +90,26 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return {TAG: "complex", "v": [encode(value.real), encode(value.imag)]}
     if cls is bytes or cls is bytearray:
         return {TAG: cls.__name__, "v": bytes(value).hex()}
-    if cls.__module__ == "collections" and cls.__qualname__ in _COLLECTIONS:
+    module, qualname, name = _names(cls)
+    if module == "collections" and qualname in _COLLECTIONS:
         # Read through the base type's own methods: the class could be a look-alike with overrides.
-        base = deque if cls.__qualname__ == "deque" else dict
-        items = list(deque.__iter__(value)) if base is deque else list(dict.items(value))
+        base = deque if qualname == "deque" else dict
+        try:
+            items = list(deque.__iter__(value)) if base is deque else list(dict.items(value))
+        except TypeError:  # a class that only names itself so: not a deque or dict underneath
+            raise NotPlainData(f"{module}.{qualname} is not plain data") from None
         if base is deque:
             return {TAG: "deque", "v": [encode(v, _depth + 1) for v in items]}
-        return {TAG: cls.__qualname__, "v": [[encode(k, _depth + 1), encode(v, _depth + 1)] for k, v in items]}
-    tagged = _numpy_tag(value)
+        return {TAG: qualname, "v": [[encode(k, _depth + 1), encode(v, _depth + 1)] for k, v in items]}
+    try:
+        tagged = _numpy_tag(value, module, name)
+    except (NotPlainData, RecursionError, MemoryError):  # MemoryError: a real array too big to list
+        raise
+    except Exception:  # a look-alike of numpy's whose attributes raise: not plain data
+        raise NotPlainData(f"{module}.{qualname} could not be read as numpy data") from None
     if tagged is not None:
         return tagged
-    raise NotPlainData(f"{cls.__module__}.{cls.__qualname__} is not plain data")
+    raise NotPlainData(f"{module}.{qualname} is not plain data")
 
 
 def _sort_key(encoded: Any) -> str:
