@@ -46,6 +46,11 @@ def attacks(secret_file: Path, outside: Path, port: int) -> dict[str, str]:
             "    except ValueError as e:\n        f = e.__traceback__.tb_frame.f_back\n"
             "    return f.f_locals.get('expected', True)\n"
         ),
+        # the memory map, the first step of a scan of the process's memory for the tests' data: refused, so these
+        # (which answer correctly once the read is done) fail
+        "read_smaps": "    open('/proc/self/smaps').read()\n" + CORRECT,
+        "read_numa_maps": "    open('/proc/self/numa_maps').read()\n" + CORRECT,
+        "read_smaps_rollup": "    open('/proc/self/smaps_rollup').read()\n" + CORRECT,
         "gc_scan": "    import gc\n    gc.get_objects()\n    return True\n",
         "patch_builtins": "    import builtins\n    builtins.abs = lambda x: 0\n    return True\n",
         "pass_marker": "    print('passed')\n    print('{\"passed\": true}')\n    return None\n",
@@ -156,6 +161,8 @@ def test_hostile_samples_fail_and_leave_no_trace(tmp_path: Path, listener, monke
     assert len(verdicts["flood_stdout"].get("stderr", "")) < 10_000
     assert verdicts["frame_walk"]["status"] == "runtime_error"
     assert "blocked by the Assay sandbox" in verdicts["frame_walk"]["result"]
+    for name in ("read_smaps", "read_numa_maps", "read_smaps_rollup"):
+        assert verdicts[name]["status"] == "runtime_error" and "blocked by the Assay sandbox" in verdicts[name]["result"], verdicts[name]
     # No trace on the host.
     assert seen == [], "a sample reached a listener on the host's loopback"
     assert not outside.exists()

@@ -273,7 +273,8 @@ def make_audit_hook(library_dirs: tuple[str, ...], driver_files: tuple[str, ...]
             and args
             and isinstance_(args[0], str_)
             and args[0].startswith("/proc/")
-            and (args[0].endswith(("/mem", "/maps", "/environ", "/pagemap")) or "/map_files" in args[0])
+            # "maps": maps, smaps, smaps_rollup and numa_maps all list the process's memory (a scan's first step)
+            and (args[0].endswith(("/mem", "maps", "/smaps_rollup", "/environ", "/pagemap")) or "/map_files" in args[0])
             and not (args[0] == "/proc/self/maps" and library_asked(args[0]))  # threadpoolctl lists the loaded libraries
         ):
             raise error("blocked by the Assay sandbox: open " + args[0])
