@@ -108,8 +108,10 @@ def run_job(job: JudgeJob, sandbox: Sandbox) -> Verdict:
         assert isinstance(problem.tests, ProgramTests)
         sees_sample = problem.tests.sees_sample
         driver_job = py.program_job(code, problem.tests.code, problem.entry_point, "" if sees_sample else problem.prompt,
-                                    plan.timeout, sees_sample=sees_sample)
+                                    plan.timeout, sees_sample=sees_sample, split=True)
         run = py.run_driver(sandbox, driver_job, plan.limits)
+        if run.report is not None and run.report.get("unsplittable"):  # the test's own doing, never the sample's
+            run = py.run_driver(sandbox, {**driver_job, "split": False}, plan.limits)
         return py.judge_program(run, problem.reference_program(), problem.tests.code, problem.entry_point, opaque_truth=sees_sample)
     if isinstance(plan, PythonCases):
         tests = problem.tests

@@ -16,6 +16,7 @@ def driver_sources() -> dict[str, bytes]:
     return {
         "driver.py": (_HERE / "python_driver.py").read_bytes(),
         "plaindata.py": (_HERE / "plaindata.py").read_bytes(),
+        "split.py": (_HERE / "python_split.py").read_bytes(),
     }
 
 
@@ -37,7 +38,7 @@ def driver_files() -> dict[str, bytes]:
     """The files the driver needs in the sandbox's work dir: its sources and the bytecode of the modules it
     imports (not of the script the interpreter runs: the zygote compiles that once itself)."""
     sources = driver_sources()
-    return {**sources, **dict([bytecode_file("plaindata.py", sources["plaindata.py"])])}
+    return {**sources, **dict(bytecode_file(name, sources[name]) for name in ("plaindata.py", "split.py"))}
 
 
 @cache

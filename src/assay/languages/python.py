@@ -22,6 +22,7 @@ from assay.languages.driver_files import driver_files as driver_files
 from assay.languages.driver_files import driver_sources as driver_sources
 from assay.languages.driver_files import site_paths as site_paths
 from assay.languages.python_driver import _private_random_importer
+from assay.languages.python_split import apply_mutation as _apply_mutation
 from assay.oracles import compare_output
 from assay.problems import CaseTests, Problem, Runner, Status, TestDetail, Verdict
 from assay.sandbox.base import Sandbox, SandboxLimits, SandboxResult
@@ -48,12 +49,16 @@ class DriverRun:
 
 
 def run_driver(sandbox: Sandbox, job: dict[str, Any], limits: SandboxLimits) -> DriverRun:
-    """Run the driver on one job in a fresh sandbox and keep only the events that carry the nonce."""
+    """Run the driver on one job in a fresh sandbox and keep only the events that carry the nonce. A split program
+    job's test goes on stdin after the nonce, not in job.json: the zygote hands stdin on without reading it."""
     nonce = secrets.token_hex(16).encode()
     job = {**job, "sys_path": site_paths()}
+    secret = b""
+    if job.get("split"):
+        secret = job.pop("test").encode()
     files = {**driver_files(), "job.json": json.dumps(job, allow_nan=False).encode()}
     argv = [sys.executable, "-I", "-S", "-X", "faulthandler", "driver.py"]
-    result = sandbox.run(argv, files, limits, stdin=nonce + b"\n")
+    result = sandbox.run(argv, files, limits, stdin=nonce + b"\n" + secret)
     return parse_channel(result, nonce)
 
 
@@ -335,10 +340,12 @@ def judge_given_cases(sandbox: Sandbox, problem: Problem, code: str, per_case: f
 
 
 def program_job(code: str, test: str, entry_point: str, helpers: str, timeout: float, seed: int = 0,
-                sees_sample: bool = False) -> dict[str, Any]:
+                sees_sample: bool = False, split: bool = False) -> dict[str, Any]:
     """The driver job that runs a test program's check(candidate) with a recording candidate
-    (`sees_sample`: the test program's globals are the sample's, not the prompt's helpers)."""
+    (`sees_sample`: the test program's globals are the sample's, not the prompt's helpers; `split`: the test
+    in another process than the sample, which never holds the test's text: python_split.py)."""
     return {
+        "split": split and not sees_sample,
         "sees_sample": sees_sample,
         "mode": "program",
         "code": code,
@@ -452,14 +459,6 @@ def _compiled(source: str, name: str) -> Any:
         return compile(source, name, "exec")
 
 
-def _apply_mutation(args: tuple[Any, ...], after: list[Any]) -> None:
-    """Mirror in-place changes the sample made to its arguments, so later test calls see them."""
-    for current, new in zip(args, after, strict=False):
-        if type(current) is list and type(new) is list:
-            current[:] = new
-        elif (type(current) is dict and type(new) is dict) or (type(current) is set and type(new) is set):
-            current.clear()
-            current.update(new)
 
 
 def judge_program(run: DriverRun, helpers: str, test: str, entry_point: str, seed: int = 0, opaque_truth: bool = False) -> Verdict:

@@ -1,7 +1,8 @@
 """The trusted driver that runs one Python sample inside the sandbox (standard library only).
 
-Protocol: the work dir holds `job.json` and `plaindata.py`; the first line of stdin is a nonce.
-The driver reads both, deletes the job file, installs an audit hook, then runs the sample.
+Protocol: the work dir holds `job.json`, `plaindata.py` and `split.py`; the first line of stdin is a nonce
+(in the split program mode, the test program follows it). The driver reads the job, deletes the job file,
+reads the nonce, installs an audit hook, then runs the sample.
 It reports on fd 3, one `<nonce> <json>` line per event as it happens (so a run killed half way
 still tells how far it got), then a final line, and leaves with os._exit, so nothing the sample
 registered (atexit hooks, threads) can run after it. The trusted side accepts only lines with the
@@ -15,7 +16,9 @@ Modes:
 - "program": run the test program's `check(candidate)` with a recording candidate and report every
   call (arguments, plain-data result or exception); the trusted side replays the test program
   against the recording with pristine builtins, so forged equality, patched builtins or a forged
-  assertion in here cannot turn into a pass.
+  assertion in here cannot turn into a pass. With "split" (split.py), the test runs in this process and
+  the sample in a child forked before the test was read, so the test's constants are never in the sample's
+  memory.
 
 No `from __future__ import annotations` here: compile() passes the future flags of its caller on
 to the code it compiles, so the sample's and the test's code would get string annotations too.
@@ -31,18 +34,21 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from types import FrameType
+from types import FrameType, SimpleNamespace
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from assay.languages import plaindata
+    from assay.languages import python_split as split
 elif __name__ in ("__main__", "driver"):  # in the sandbox: run, or imported by the unittest runner
-    # Inside the sandbox plaindata.py sits next to this file; -I keeps that directory off sys.path,
+    # Inside the sandbox plaindata.py and split.py sit next to this file; -I keeps that directory off sys.path,
     # so append it (last, so the standard library wins).
     sys.path.append(os.path.dirname(os.path.abspath(__file__)))
     import plaindata
+    import split
 else:  # the trusted side imports this module for the replay helpers
     from assay.languages import plaindata
+    from assay.languages import python_split as split
 
 # Introspection that could reach the driver's state (the nonce) or the test's code objects.
 _BLOCKED_EVENTS = frozenset(
@@ -516,11 +522,17 @@ def run_program(job: dict[str, Any], report: dict[str, Any], nonce: bytes) -> No
     report["cpu"] = _cpu()
 
 
-def read_job() -> tuple[bytes, dict[str, Any]]:
-    """The run's nonce (stdin, then closed to /dev/null) and its job (job.json, then removed), with the job's sys_path added."""
+def read_nonce() -> bytes:
+    """The run's nonce (the first line of stdin), then stdin closed to /dev/null."""
     nonce = os.read(0, 256).split(b"\n", 1)[0]
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
+    os.close(devnull)
+    return nonce
+
+
+def read_job() -> dict[str, Any]:
+    """The run's job (job.json, then removed), with the job's sys_path added."""
     with open("job.json", "rb") as handle:
         job: dict[str, Any] = json.load(handle)
     os.unlink("job.json")
@@ -528,13 +540,21 @@ def read_job() -> tuple[bytes, dict[str, Any]]:
         if path not in sys.path:
             sys.path.append(path)
     signal.signal(signal.SIGPROF, _on_sigprof)
-    return nonce, job
+    return job
 
 
 def main() -> None:
-    nonce, job = read_job()
+    job = read_job()
     report = {"load_limit": job.get("load_limit", 10.0)}
     disarm_frame_gadgets()
+    if job["mode"] == "program" and job.get("split"):
+        # The test in this process, the sample in a child forked before the test and the nonce are read (split.py).
+        # (this module's globals as an object: in the zygote's in-process runs it is not in sys.modules)
+        nonce = split.run(job, report, SimpleNamespace(**globals()))
+        report.pop("load_limit", None)
+        emit(nonce, "final", report)
+        os._exit(0)
+    nonce = read_nonce()
     sys.addaudithook(make_audit_hook(_LIBRARY_DIRS + tuple(job.get("sys_path", [])), channel=channel_identity()))
     try:
         if job["mode"] == "cases":

@@ -458,7 +458,8 @@ def run(job: dict[str, Any], emit: Any, library_dirs: tuple[str, ...]) -> None:
 
 
 def main() -> None:
-    nonce, job = driver.read_job()
+    nonce = driver.read_nonce()
+    job = driver.read_job()
     driver.disarm_frame_gadgets()
     library_dirs = driver._LIBRARY_DIRS + tuple(job.get("sys_path", []))
     emit = make_emit(nonce)
