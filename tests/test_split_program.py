@@ -134,6 +134,9 @@ def test_split_verdicts(sandbox, tmp_path) -> None:
     ):
         verdict = judge(hostile)
         assert verdict.status is not Status.PASSED, (hostile, verdict)
+    # the sample's process ends without a reply while a child it left holds the pipe open: the run ends with it
+    orphan = judge("def f(x):\n    import os, time\n    if os.fork() == 0:\n        time.sleep(600)\n    os._exit(0)\n")
+    assert orphan.status is Status.RUNTIME_ERROR and "ended during the call" in orphan.message, orphan
 
 
 def test_a_test_that_passes_the_sample_a_function_runs_in_the_plain_mode(sandbox, tmp_path) -> None:

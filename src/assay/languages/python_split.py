@@ -37,9 +37,15 @@ def _send(fd: int, value: Any) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _read(fd: int, size: int) -> bytes | None:
+def _read(fd: int, size: int, watch: int | None = None) -> bytes | None:
+    """`size` bytes from fd, or None at its end; `watch` (the test's side): S's pidfd, so that S gone with its
+    reply unsent ends the wait even while a child it left holds the pipe open."""
     parts, left = [], size
     while left:
+        if watch is not None:
+            ready = {fd_ for fd_, _ in _poller(fd, watch).poll()}
+            if fd not in ready:
+                return None
         chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:
             return None
@@ -48,12 +54,21 @@ def _read(fd: int, size: int) -> bytes | None:
     return b"".join(parts)
 
 
-def _receive(fd: int) -> Any:
-    """The next message, or None at the end of the pipe (or a message that does not parse)."""
-    head = _read(fd, _LENGTH.size)
+def _poller(fd: int, watch: int) -> Any:
+    import select
+
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    poller.register(watch, select.POLLIN)
+    return poller
+
+
+def _receive(fd: int, watch: int | None = None) -> Any:
+    """The next message, or None at the end of the pipe, when S is gone (`watch`), or for a message that does not parse."""
+    head = _read(fd, _LENGTH.size, watch)
     if head is None:
         return None
-    data = _read(fd, _LENGTH.unpack(head)[0])
+    data = _read(fd, _LENGTH.unpack(head)[0], watch)
     if data is None:
         return None
     try:
@@ -112,7 +127,10 @@ def start(job: dict[str, Any], driver: Any) -> tuple[int, int, int]:
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)  # never the stdin that carries the nonce and the test
             os.close(devnull)
-            os.close(3)  # nor the result channel
+            try:  # noqa: SIM105
+                os.close(3)  # nor the result channel
+            except OSError:
+                pass
             _serve(job, driver, calls_read, replies_write)
         except BaseException:  # S's end is the driver's to report: the pipe closes
             pass
@@ -206,7 +224,11 @@ def run(job: dict[str, Any], report: dict[str, Any], driver: Any) -> bytes:
     pid, calls, replies = start(job, driver)
     nonce, test = read_secrets()
     try:
-        _check(job, report, driver, nonce, test, calls, replies)
+        watch = os.pidfd_open(pid)
+    except OSError:
+        watch = None
+    try:
+        _check(job, report, driver, nonce, test, calls, replies, watch)
     except Unsplittable as exc:
         signal.setitimer(signal.ITIMER_PROF, 0)
         report["unsplittable"] = str(exc)
@@ -214,7 +236,7 @@ def run(job: dict[str, Any], report: dict[str, Any], driver: Any) -> bytes:
     except BaseException as exc:  # the driver must report, whatever happened
         signal.setitimer(signal.ITIMER_PROF, 0)
         report["driver_error"] = driver.describe(exc)
-    for fd in (calls, replies):  # S sees the end of its calls and leaves
+    for fd in (calls, replies, *([] if watch is None else [watch])):  # S sees the end of its calls and leaves
         try:  # noqa: SIM105 (as the driver: nothing imported that it does not need)
             os.close(fd)
         except OSError:
@@ -233,10 +255,11 @@ def run(job: dict[str, Any], report: dict[str, Any], driver: Any) -> bytes:
     return nonce
 
 
-def _check(job: dict[str, Any], report: dict[str, Any], driver: Any, nonce: bytes, test: str, calls: int, replies: int) -> None:
+def _check(job: dict[str, Any], report: dict[str, Any], driver: Any, nonce: bytes, test: str, calls: int, replies: int,
+           watch: int | None) -> None:
     """Run the test's `check` with a candidate that forwards each call to S and records it."""
     plaindata, emit = driver.plaindata, driver.emit
-    loaded = _receive(replies)
+    loaded = _receive(replies, watch)
     if not (isinstance(loaded, list) and loaded and loaded[0] in ("loaded", "load")):
         report.update(stage="load", kind="raise", error="the sample's process ended while loading the sample")
         return
@@ -262,7 +285,7 @@ def _check(job: dict[str, Any], report: dict[str, Any], driver: Any, nonce: byte
                 raise _Relayed("raise", "the test passed the sample its own result, which is not plain data") from None
             raise Unsplittable("the test passes the sample an argument that is not plain data") from None
         _send(calls, before)
-        entry = _receive(replies)
+        entry = _receive(replies, watch)
         record: dict[str, Any] = _checked(entry) if entry is not None else {
             "outcome": ["raise", "the sample's process ended during the call"], "cpu": 0.0}
         emit(nonce, "call", {"args": before, **record})
