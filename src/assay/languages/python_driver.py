@@ -469,6 +469,15 @@ def test_namespace(helpers: str, fallback: dict[str, Any], seed: int) -> dict[st
     return namespace
 
 
+def args_after(args: Sequence[Any], kwargs: dict[str, Any], before: Any) -> dict[str, Any]:
+    """{"args_after": ...} when the call changed its arguments in place (the replay mirrors it), else {}."""
+    try:
+        after = plaindata.encode([list(args), kwargs])
+    except (plaindata.NotPlainData, RecursionError):
+        return {}
+    return {"args_after": after} if after != before else {}
+
+
 def run_program(job: dict[str, Any], report: dict[str, Any], nonce: bytes) -> None:
     """Run `check(candidate)` with a recording candidate; report the calls and how check ended."""
     fn = load_sample(job["code"], job["entry_point"], report)
@@ -491,12 +500,7 @@ def run_program(job: dict[str, Any], report: dict[str, Any], nonce: bytes) -> No
                 entry["truth"] = builtins.bool(result)
             except BaseException:
                 pass
-        try:
-            after = plaindata.encode([list(args), kwargs])
-            if after != before:
-                entry["args_after"] = after
-        except (plaindata.NotPlainData, RecursionError):
-            pass
+        entry.update(args_after(args, kwargs, before))
         emit(nonce, "call", entry)
         return result
 
@@ -525,9 +529,7 @@ def run_program(job: dict[str, Any], report: dict[str, Any], nonce: bytes) -> No
 def read_nonce() -> bytes:
     """The run's nonce (the first line of stdin), then stdin closed to /dev/null."""
     nonce = os.read(0, 256).split(b"\n", 1)[0]
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
+    split.stdin_to_devnull()
     return nonce
 
 

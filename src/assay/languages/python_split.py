@@ -21,6 +21,7 @@ No `from __future__ import annotations` here: compile() would pass it on to the 
 
 import json
 import os
+import select
 import signal
 import struct
 import sys
@@ -37,15 +38,13 @@ def _send(fd: int, value: Any) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _read(fd: int, size: int, watch: int | None = None) -> bytes | None:
-    """`size` bytes from fd, or None at its end; `watch` (the test's side): S's pidfd, so that S gone with its
-    reply unsent ends the wait even while a child it left holds the pipe open."""
+def _read(fd: int, size: int, watch: Any = None) -> bytes | None:
+    """`size` bytes from fd, or None at its end; `watch` (the test's side): a poll of fd and S's pidfd, so that S
+    gone with its reply unsent ends the wait even while a child it left holds the pipe open."""
     parts, left = [], size
     while left:
-        if watch is not None:
-            ready = {fd_ for fd_, _ in _poller(fd, watch).poll()}
-            if fd not in ready:
-                return None
+        if watch is not None and fd not in {ready for ready, _ in watch.poll()}:
+            return None
         chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:
             return None
@@ -54,16 +53,7 @@ def _read(fd: int, size: int, watch: int | None = None) -> bytes | None:
     return b"".join(parts)
 
 
-def _poller(fd: int, watch: int) -> Any:
-    import select
-
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    poller.register(watch, select.POLLIN)
-    return poller
-
-
-def _receive(fd: int, watch: int | None = None) -> Any:
+def _receive(fd: int, watch: Any = None) -> Any:
     """The next message, or None at the end of the pipe, when S is gone (`watch`), or for a message that does not parse."""
     head = _read(fd, _LENGTH.size, watch)
     if head is None:
@@ -101,12 +91,7 @@ def _serve(job: dict[str, Any], driver: Any, calls: int, replies: int) -> None:
             start = driver._cpu()
             result = fn(*args, **kwargs)
             entry: dict[str, Any] = {"outcome": driver._encode_or_refuse(result), "cpu": driver._cpu() - start}
-            try:
-                after = plaindata.encode([list(args), kwargs])
-                if after != before:
-                    entry["args_after"] = after
-            except (plaindata.NotPlainData, RecursionError):
-                pass
+            entry.update(driver.args_after(args, kwargs, before))
         except BaseException as exc:  # every way a call ends is recorded (a timeout, a MemoryError, SystemExit)
             entry = {"outcome": [driver._kind(exc), driver.describe(exc)], "cpu": driver._cpu() - start}
         result = None
@@ -124,9 +109,7 @@ def start(job: dict[str, Any], driver: Any) -> tuple[int, int, int]:
         try:
             os.close(calls_write)
             os.close(replies_read)
-            devnull = os.open(os.devnull, os.O_RDONLY)
-            os.dup2(devnull, 0)  # never the stdin that carries the nonce and the test
-            os.close(devnull)
+            stdin_to_devnull()  # never the stdin that carries the nonce and the test
             try:  # noqa: SIM105
                 os.close(3)  # nor the result channel
             except OSError:
@@ -140,6 +123,12 @@ def start(job: dict[str, Any], driver: Any) -> tuple[int, int, int]:
     return pid, calls_write, replies_read
 
 
+def stdin_to_devnull() -> None:
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+
+
 def read_secrets() -> tuple[bytes, str]:
     """The nonce (first line of stdin) and the test program (the rest), then stdin closed to /dev/null."""
     parts = []
@@ -149,9 +138,7 @@ def read_secrets() -> tuple[bytes, str]:
             break
         parts.append(chunk)
     data = b"".join(parts)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
+    stdin_to_devnull()
     nonce, _, test = data.partition(b"\n")
     return nonce, test.decode()
 
@@ -223,8 +210,12 @@ def run(job: dict[str, Any], report: dict[str, Any], driver: Any) -> bytes:
     """The test's process: fork S, read the secrets, run `check` against S; returns the nonce for the final event."""
     pid, calls, replies = start(job, driver)
     nonce, test = read_secrets()
+    pidfd, watch = None, None
     try:
-        watch = os.pidfd_open(pid)
+        pidfd = os.pidfd_open(pid)
+        watch = select.poll()
+        watch.register(replies, select.POLLIN)
+        watch.register(pidfd, select.POLLIN)
     except OSError:
         watch = None
     try:
@@ -236,7 +227,7 @@ def run(job: dict[str, Any], report: dict[str, Any], driver: Any) -> bytes:
     except BaseException as exc:  # the driver must report, whatever happened
         signal.setitimer(signal.ITIMER_PROF, 0)
         report["driver_error"] = driver.describe(exc)
-    for fd in (calls, replies, *([] if watch is None else [watch])):  # S sees the end of its calls and leaves
+    for fd in (calls, replies, *([] if pidfd is None else [pidfd])):  # S sees the end of its calls and leaves
         try:  # noqa: SIM105 (as the driver: nothing imported that it does not need)
             os.close(fd)
         except OSError:
@@ -256,7 +247,7 @@ def run(job: dict[str, Any], report: dict[str, Any], driver: Any) -> bytes:
 
 
 def _check(job: dict[str, Any], report: dict[str, Any], driver: Any, nonce: bytes, test: str, calls: int, replies: int,
-           watch: int | None) -> None:
+           watch: Any) -> None:
     """Run the test's `check` with a candidate that forwards each call to S and records it."""
     plaindata, emit = driver.plaindata, driver.emit
     loaded = _receive(replies, watch)
