@@ -131,6 +131,10 @@ def test_split_verdicts(sandbox, tmp_path) -> None:
         "def f(x):\n    import os, signal\n    os.kill(-1, signal.SIGKILL)\n",
         "def f(x):\n    import os\n    os.write(3, b'forged')\n    return sorted(x)[::-1]\n",
         "def f(x):\n    import sys\n    return sys.stdin.read()\n",
+        # the driver's stdin (the test, while the driver has not read it yet), its channel and its descriptors
+        "def f(x):\n    import os\n    return open(f'/proc/{os.getppid()}/fd/0', 'rb').read().decode()\n",
+        "def f(x):\n    import os\n    os.write(os.open(f'/proc/{os.getppid()}/fd/3', os.O_WRONLY), b'x\\n')\n    return sorted(x)[::-1]\n",
+        "def f(x):\n    import os\n    return os.listdir(f'/proc/{os.getppid()}/fd')\n",
     ):
         verdict = judge(hostile)
         assert verdict.status is not Status.PASSED, (hostile, verdict)
@@ -145,6 +149,11 @@ def test_a_test_that_passes_the_sample_a_function_runs_in_the_plain_mode(sandbox
     problem = bench.problems["T/0"]
     assert ex.judge(problem, "def f(g):\n    return g(1)\n").status is Status.PASSED
     assert ex.judge(problem, "def f(g):\n    return g(2)\n").status is Status.FAILED
+    # a test that catches what its call raises cannot keep the run in the split mode by catching that too
+    caught = _bench("def check(candidate):\n    try:\n        r = candidate(lambda v: v + 1)\n    except Exception:\n        r = None\n"
+                    "    assert r == 2\n", prompt="def f(g):\n    pass\n")
+    ex2 = Executor(sandbox, caught, cache_dir=tmp_path / "caught")
+    assert ex2.judge(caught.problems["T/0"], "def f(g):\n    return g(1)\n").status is Status.PASSED
 
 
 def test_the_sample_cannot_choose_the_plain_mode(sandbox, tmp_path) -> None:

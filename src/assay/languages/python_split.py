@@ -143,8 +143,9 @@ def read_secrets() -> tuple[bytes, str]:
     return nonce, test.decode()
 
 
-class Unsplittable(Exception):
-    """The test needs the sample in its own process: the host runs the job again in the plain program mode."""
+class Unsplittable(BaseException):
+    """The test needs the sample in its own process: the host runs the job again in the plain program mode
+    (BaseException: a test's own `except Exception` around the call cannot swallow it)."""
 
 
 class _Relayed(Exception):
